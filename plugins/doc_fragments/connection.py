@@ -1,0 +1,53 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+
+    DOCUMENTATION = r'''
+options:
+  api_url:
+    description:
+      - Base address of the uptime-monitoring service, for example C(https://uptime.example.com).
+      - A trailing C(/api/v1) is accepted and ignored.
+      - If not set, the environment variable E(UPTIME_API_URL) is used.
+    type: str
+  api_key:
+    description:
+      - API key of the account, sent as C(Authorization: Bearer <api_key>).
+      - If not set, the environment variable E(UPTIME_API_KEY) is used.
+      - Never printed in results, diffs or error messages.
+    type: str
+  validate_certs:
+    description:
+      - Whether to verify the service's TLS certificate.
+      - If not set, the environment variable E(UPTIME_VALIDATE_CERTS) is used.
+    type: bool
+    default: true
+  ca_path:
+    description:
+      - Path to a CA bundle used to verify the service's TLS certificate.
+    type: path
+  timeout:
+    description:
+      - Seconds to wait for the service to answer one request.
+    type: int
+    default: 30
+  retries:
+    description:
+      - How many times a request that failed with HTTP 429, 502, 503, 504, a timeout or a dropped connection is tried again.
+      - Waits grow exponentially with jitter; a C(Retry-After) header from the service is honoured.
+      - Reads, updates and deletes are retried. A create (POST) is retried only when the service refused it
+        with HTTP 429 or the connection could not be opened; otherwise the module looks the record up by
+        its natural key instead of sending it again.
+    type: int
+    default: 5
+requirements:
+  - requests
+notes:
+  - All modules of this collection belong to the action group C(uptime.monitoring.all), so the connection
+    options can be set once with C(module_defaults).
+'''

@@ -1,0 +1,408 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""HTTP client for the uptime-monitoring service API.
+
+This layer knows HTTP, the service's envelopes, paging and errors; it knows
+nothing about monitors or incidents.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import random
+import time
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+try:
+    import requests
+    HAS_REQUESTS = True
+    REQUESTS_IMPORT_ERROR = None
+except ImportError as exc:  # pragma: no cover - exercised only without requests
+    requests = None
+    HAS_REQUESTS = False
+    REQUESTS_IMPORT_ERROR = exc
+
+COLLECTION_VERSION = '0.1.0'
+USER_AGENT = 'uptime.monitoring/%s (Ansible collection)' % COLLECTION_VERSION
+API_PREFIX = '/api/v1'
+
+# Writes other than POST are idempotent on this service: repeating a PUT or a
+# DELETE leaves the same state, so they may be retried like reads.
+IDEMPOTENT_METHODS = frozenset(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'])
+RETRYABLE_STATUSES = frozenset([429, 502, 503, 504])
+MAX_RETRY_AFTER = 300.0
+MAX_PAGES = 10000
+
+
+class UptimeApiError(Exception):
+    """One error type for every failure of a request to the service.
+
+    ``ambiguous`` is true when a write may or may not have been applied
+    (the request was sent but no trustworthy answer came back).
+    """
+
+    def __init__(self, message, status=None, method=None, path=None, field_errors=None, ambiguous=False):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.method = method
+        self.path = path
+        self.field_errors = field_errors or {}
+        self.ambiguous = ambiguous
+
+    def __str__(self):
+        where = ' '.join(part for part in (self.method, self.path) if part)
+        status = ('HTTP %s: ' % self.status) if self.status else ''
+        prefix = ('%s failed: ' % where) if where else ''
+        return '%s%s%s' % (prefix, status, self.message)
+
+    def to_result(self):
+        return dict(status=self.status, method=self.method, path=self.path, field_errors=self.field_errors)
+
+
+class _TransientError(Exception):
+    """A failure worth another attempt, when the method allows one."""
+
+    def __init__(self, error, retry_after=None, request_sent=True):
+        super().__init__(str(error))
+        self.error = error
+        self.retry_after = retry_after
+        self.request_sent = request_sent
+
+
+def normalise_base_url(api_url):
+    """Accept the service root with or without a trailing ``/api/v1``."""
+    url = (api_url or '').strip().rstrip('/')
+    if url.endswith(API_PREFIX):
+        url = url[:-len(API_PREFIX)]
+    return url
+
+
+def encode_form(fields):
+    """Encode a dict into the service's form fields.
+
+    Lists of key/value pairs become indexed fields (``alerts[0][key]``); an
+    empty list becomes the bare key with an empty value, which clears the list
+    on the service. Booleans become ``1``/``0``; ``None`` becomes an empty
+    value, which clears the field.
+    """
+    pairs = []
+    for name, value in fields.items():
+        if isinstance(value, (list, tuple)):
+            if not value:
+                pairs.append((name, ''))
+            for index, item in enumerate(value):
+                for sub_key in ('key', 'value'):
+                    pairs.append(('%s[%d][%s]' % (name, index, sub_key), _form_scalar(item.get(sub_key))))
+        else:
+            pairs.append((name, _form_scalar(value)))
+    return pairs
+
+
+def _form_scalar(value):
+    if value is None:
+        return ''
+    if isinstance(value, bool):
+        return '1' if value else '0'
+    return str(value)
+
+
+def parse_retry_after(value, now=None):
+    """Seconds to wait from a Retry-After header (seconds or an HTTP date)."""
+    if value is None:
+        return None
+    value = str(value).strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return min(max(seconds, 0.0), MAX_RETRY_AFTER)
+
+
+class UptimeClient:
+    """A session on the service: auth, retries, envelopes, paging."""
+
+    def __init__(self, api_url, api_key, validate_certs=True, ca_path=None, timeout=30, retries=5,
+                 backoff_base=0.5, backoff_max=30.0, sleep=time.sleep):
+        if not HAS_REQUESTS:
+            raise RuntimeError('the Python library requests is required')
+        self.base_url = normalise_base_url(api_url)
+        self._api_key = api_key or ''
+        self.timeout = timeout
+        self.retries = max(int(retries), 0)
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self._sleep = sleep
+        self.request_count = 0
+        self.session = requests.Session()
+        self.session.headers.update({
+            'Authorization': 'Bearer %s' % self._api_key,
+            'Accept': 'application/json',
+            'User-Agent': USER_AGENT,
+        })
+        self.session.verify = (ca_path or True) if validate_certs else False
+
+    # -- public verbs -----------------------------------------------------
+
+    def get(self, path, params=None):
+        return self.request('GET', path, params=params)['data']
+
+    def get_or_none(self, path):
+        """The record at ``path``, or None when the service says it is not there."""
+        try:
+            return self.get(path)
+        except UptimeApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def create(self, path, fields):
+        return self.request('POST', path, form=fields)['data']
+
+    def update(self, path, fields, method='PUT'):
+        return self.request(method, path, form=fields)['data']
+
+    def delete(self, path):
+        """Delete ``path``; False when it was already absent."""
+        try:
+            self.request('DELETE', path)
+        except UptimeApiError as exc:
+            if exc.status == 404:
+                return False
+            raise
+        return True
+
+    def iter_pages(self, path, params=None):
+        """Yield the records of every page of a list, following ``links.next``."""
+        url = self._url(path)
+        query = dict(params or {})
+        seen = set()
+        for dummy in range(MAX_PAGES):
+            body = self.request('GET', url, params=query)
+            records = _list_records(body.get('data'))
+            yield records
+            next_url = self._next_page(body, url, query)
+            if not records or next_url is None:
+                return
+            key = (next_url[0], tuple(sorted(next_url[1].items())))
+            if key in seen:
+                return
+            seen.add(key)
+            url, query = next_url
+
+    def list(self, path, params=None, limit=None):
+        """Every record of a list (up to ``limit``), across pages."""
+        collected = []
+        for records in self.iter_pages(path, params):
+            collected.extend(records)
+            if limit is not None and len(collected) >= limit:
+                return collected[:limit]
+        return collected
+
+    # -- plumbing ---------------------------------------------------------
+
+    def _url(self, path):
+        if path.startswith('http://') or path.startswith('https://'):
+            return path
+        return self.base_url + path
+
+    def _next_page(self, body, url, query):
+        """The URL and query of the next page, or None on the last one.
+
+        The path and query of ``links.next`` are kept but not its host: behind
+        a proxy the service may announce an address this client cannot reach.
+        """
+        links = body.get('links') if isinstance(body.get('links'), dict) else {}
+        next_link = links.get('next')
+        if next_link:
+            parts = urlsplit(str(next_link))
+            base = urlsplit(self.base_url)
+            target = urlunsplit((base.scheme, base.netloc, parts.path, '', ''))
+            next_query = dict(_parse_query(parts.query))
+            return target, next_query
+        meta = body.get('meta') if isinstance(body.get('meta'), dict) else {}
+        current, last = _as_int(meta.get('current_page')), _as_int(meta.get('last_page'))
+        if current is not None and last is not None and current < last:
+            next_query = dict(query)
+            next_query['page'] = current + 1
+            return url, next_query
+        return None
+
+    def request(self, method, path, params=None, form=None):
+        """Send one request with retries; the decoded JSON body of a success."""
+        method = method.upper()
+        url = self._url(path)
+        display_path = urlsplit(url).path
+        data = encode_form(form) if form is not None else None
+        attempt = 0
+        while True:
+            try:
+                return self._send_once(method, url, display_path, params, data)
+            except _TransientError as transient:
+                retry_allowed = method in IDEMPOTENT_METHODS or not transient.request_sent
+                if not retry_allowed or attempt >= self.retries:
+                    error = transient.error
+                    if method not in IDEMPOTENT_METHODS and transient.request_sent:
+                        error.ambiguous = True
+                    raise error
+                self._sleep(self._backoff(attempt, transient.retry_after))
+                attempt += 1
+
+    def _backoff(self, attempt, retry_after):
+        if retry_after is not None:
+            return retry_after
+        ceiling = min(self.backoff_max, self.backoff_base * (2 ** attempt))
+        return random.uniform(ceiling / 2.0, ceiling)
+
+    def _send_once(self, method, url, display_path, params, data):
+        self.request_count += 1
+        try:
+            response = self.session.request(method, url, params=params, data=data, timeout=self.timeout,
+                                            allow_redirects=False)
+            content = response.content
+        except requests.exceptions.ConnectTimeout as exc:
+            raise _TransientError(self._error('connection timed out after %ss' % self.timeout, None, method,
+                                              display_path), request_sent=False) from exc
+        except requests.exceptions.Timeout as exc:
+            raise _TransientError(self._error('no answer within %ss (timeout)' % self.timeout, None, method,
+                                              display_path)) from exc
+        except requests.exceptions.ConnectionError as exc:
+            raise _TransientError(self._error('connection failed: %s' % _exception_summary(exc), None, method,
+                                              display_path), request_sent=_was_sent(exc)) from exc
+        except requests.exceptions.RequestException as exc:
+            raise _TransientError(self._error('request failed: %s' % _exception_summary(exc), None, method,
+                                              display_path)) from exc
+        return self._read_response(response, content, method, display_path)
+
+    def _read_response(self, response, content, method, path):
+        status = response.status_code
+        if 300 <= status < 400:
+            location = response.headers.get('Location', '')
+            if 'login' in location:
+                raise self._error('authentication failed: check api_key (the service redirected to its login page)',
+                                  status, method, path)
+            raise self._error('unexpected redirect to %s' % location, status, method, path)
+        body = _decode_json(content)
+        if status == 401:
+            raise self._error('authentication failed: check api_key (%s)' % _service_message(body, 'Unauthenticated.'),
+                              status, method, path)
+        if status in RETRYABLE_STATUSES:
+            retry_after = parse_retry_after(response.headers.get('Retry-After'))
+            # A 429 is refused before any processing, so even a POST may repeat it.
+            raise _TransientError(self._error(_service_message(body, response.reason or 'service unavailable'),
+                                              status, method, path),
+                                  retry_after=retry_after, request_sent=status != 429)
+        if status >= 400:
+            field_errors = _field_errors(body) if status == 422 else {}
+            if field_errors:
+                message = 'validation failed: ' + '; '.join(
+                    '%s: %s' % (field, ' '.join(texts)) for field, texts in sorted(field_errors.items()))
+            else:
+                message = _service_message(body, response.reason or 'error')
+            raise self._error(message, status, method, path, field_errors)
+        if not isinstance(body, dict):
+            kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0]
+            raise _TransientError(self._error('the service answered HTTP %s with a body that is not the expected JSON '
+                                              '(%s, %d bytes)' % (status, kind, len(content)), status, method, path))
+        if 'data' not in body and method != 'DELETE':
+            raise _TransientError(self._error('the service answered without a "data" envelope', status, method, path))
+        return body
+
+    def _error(self, message, status, method, path, field_errors=None):
+        return UptimeApiError(self.redact(message), status=status, method=method, path=path,
+                              field_errors={key: [self.redact(text) for text in value]
+                                            for key, value in (field_errors or {}).items()})
+
+    def redact(self, text):
+        """Never let the API key travel in a message, whatever produced it."""
+        text = str(text)
+        if self._api_key and len(self._api_key) >= 4:
+            text = text.replace(self._api_key, '********')
+        return text
+
+
+def _decode_json(content):
+    if not content:
+        return None
+    try:
+        return json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def _service_message(body, default):
+    if isinstance(body, dict):
+        message = body.get('message')
+        if isinstance(message, str) and message:
+            return message
+        if isinstance(message, dict):
+            return '; '.join('%s: %s' % (key, ' '.join(_as_texts(value))) for key, value in sorted(message.items()))
+    return default
+
+
+def _field_errors(body):
+    """Per-field errors of a 422: the service puts them under ``message``."""
+    if not isinstance(body, dict):
+        return {}
+    for key in ('message', 'errors'):
+        value = body.get(key)
+        if isinstance(value, dict):
+            return {str(field): _as_texts(texts) for field, texts in value.items()}
+    return {}
+
+
+def _as_texts(value):
+    if isinstance(value, (list, tuple)):
+        return [str(item) for item in value]
+    return [str(value)]
+
+
+def _list_records(data):
+    if data is None:
+        return []
+    if isinstance(data, dict):
+        return [data[key] for key in sorted(data, key=_position_key)]
+    return list(data)
+
+
+def _position_key(key):
+    number = _as_int(key)
+    return (0, number, '') if number is not None else (1, 0, str(key))
+
+
+def _as_int(value):
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _parse_query(query):
+    return parse_qsl(query, keep_blank_values=True)
+
+
+def _was_sent(exc):
+    """Whether a connection error happened after the request left the client."""
+    text = repr(exc)
+    refused_markers = ('NewConnectionError', 'Connection refused', 'Name or service not known',
+                       'nodename nor servname', 'Failed to resolve', 'getaddrinfo failed')
+    return not any(marker in text for marker in refused_markers)
+
+
+def _exception_summary(exc):
+    text = str(exc)
+    for marker in ('Connection refused', 'Connection aborted', 'Connection reset', 'RemoteDisconnected',
+                   'IncompleteRead', 'Read timed out', 'Failed to resolve', 'Name or service not known',
+                   'certificate verify failed', 'Response ended prematurely'):
+        if marker in text:
+            return marker
+    return exc.__class__.__name__

@@ -1,0 +1,278 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: monitor
+short_description: Ensure a monitor of the uptime-monitoring service is present or absent
+version_added: 0.1.0
+description:
+  - Creates, updates or deletes one monitor (a URL checked at an interval).
+  - The monitor is found by O(id) when given, otherwise by its exact O(name).
+  - Only the options you set are compared and sent; options left out keep the service's value.
+  - Values are compared after normalisation (integers, booleans, lists of key/value pairs without regard to
+    order, timestamps in UTC to the second), so a second run with the same arguments reports no change and sends no write.
+author:
+  - uptime.monitoring contributors
+extends_documentation_fragment:
+  - uptime.monitoring.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reports the same change, result and diff as a real run, and sends no write.
+  diff_mode:
+    support: full
+    description: Before and after of the managed options, with secrets masked.
+options:
+  id:
+    description:
+      - Identifier of the monitor. With O(id) and a new O(name), the monitor is renamed.
+      - A monitor cannot be created with a chosen id; if no monitor has this id the task fails.
+    type: int
+  state:
+    description:
+      - V(present) creates the monitor or updates it to match; V(absent) deletes it.
+    type: str
+    choices: [present, absent]
+    default: present
+  name:
+    description:
+      - Name of the monitor, unique in the account (1 to 128 characters). The natural key when O(id) is not given.
+      - Required unless O(id) is given.
+    type: str
+  url:
+    description:
+      - URL to be monitored (http or https, at most 2048 characters). Required to create a monitor.
+    type: str
+  interval:
+    description:
+      - Seconds between two checks. Required to create a monitor.
+    type: int
+    choices: [60, 180, 300, 600, 900, 1800, 3600]
+  alert_condition:
+    description:
+      - V(url_unavailable) alerts when the URL becomes unavailable, V(url_text) when the response contains
+        O(alert_text_lookup), V(url_no_text) when it does not.
+      - The service's default, V(url_unavailable), is sent on create when not set.
+    type: str
+    choices: [url_unavailable, url_text, url_no_text]
+  alert_text_lookup:
+    description:
+      - Text to look up in the response (at most 255 characters). Required when O(alert_condition) is
+        V(url_text) or V(url_no_text).
+    type: str
+  request_method:
+    description:
+      - HTTP method of the check. V(GET) is sent on create when not set.
+    type: str
+    choices: [GET, POST, HEAD, PUT, DELETE, PATCH, OPTIONS]
+  request_headers:
+    description:
+      - Request headers sent with the check, compared without regard to order.
+      - An empty list removes every header.
+      - Values of sensitive headers (names with auth, cookie, token, key, secret, pass, session...) are masked in output.
+    type: list
+    elements: dict
+    suboptions:
+      key:
+        description: Header name (at most 128 characters).
+        type: str
+        required: true
+      value:
+        description: Header value (at most 256 characters).
+        type: str
+        required: true
+  request_auth_username:
+    description:
+      - Username for Basic HTTP authentication of the check. Set together with O(request_auth_password);
+        empty strings for both remove the authentication.
+    type: str
+  request_auth_password:
+    description:
+      - Password for Basic HTTP authentication of the check. Set together with O(request_auth_username).
+      - Masked in every result and diff.
+    type: str
+  update_password:
+    description:
+      - V(always) compares the password with the service's and updates it when it differs.
+      - V(on_create) sends the password only when the monitor is created, for services that do not return it.
+    type: str
+    choices: [always, on_create]
+    default: always
+  cache_buster:
+    description:
+      - Whether the check adds a cache-busting query parameter. Sent as C(1)/C(0).
+    type: bool
+  ssl_alert_days:
+    description:
+      - Days before the SSL certificate expires to alert; V(0) disables the alert.
+    type: int
+    choices: [0, 1, 2, 3, 7, 14, 30, 60]
+  domain_alert_days:
+    description:
+      - Days before the domain name expires to alert; V(0) disables the alert.
+    type: int
+    choices: [0, 1, 2, 3, 7, 14, 30, 60]
+  maintenance_start_at:
+    description:
+      - Start of the maintenance window, C(Y-m-dTH:i:s) in UTC, or ISO 8601 with an offset (converted to UTC).
+      - Set together with O(maintenance_end_at); empty strings for both remove the window.
+    type: str
+  maintenance_end_at:
+    description:
+      - End of the maintenance window, after O(maintenance_start_at). Same formats.
+    type: str
+  alerts:
+    description:
+      - Alert channels, compared without regard to order. An empty list removes every alert.
+      - Values are checked per channel before anything is sent, an e-mail address for V(email), digits and
+        C(+) (at most 16) for V(sms), at most 128 characters for V(telegram), an http(s) URL for the others.
+    type: list
+    elements: dict
+    suboptions:
+      key:
+        description: The channel.
+        type: str
+        required: true
+        choices: [email, webhook, slack, teams, discord, flock, telegram, sms]
+      value:
+        description: Where the channel sends the alert.
+        type: str
+        required: true
+  pause:
+    description:
+      - Whether the monitor is paused. Compared with the service's status (C(paused)).
+      - A monitor created paused is created, then paused (the service does not accept the flag on create).
+    type: bool
+    aliases: [paused]
+'''
+
+EXAMPLES = r'''
+- name: Monitor the shop every minute, alert by e-mail and Slack
+  uptime.monitoring.monitor:
+    name: shop
+    url: https://shop.example.com/health
+    interval: 60
+    alert_condition: url_no_text
+    alert_text_lookup: OK
+    alerts:
+      - key: email
+        value: oncall@example.com
+      - key: slack
+        value: https://hooks.slack.com/services/T000/B000/XXXX
+
+- name: Open a maintenance window (UTC)
+  uptime.monitoring.monitor:
+    name: shop
+    maintenance_start_at: "2026-12-01T22:00:00"
+    maintenance_end_at: "2026-12-01T23:30:00"
+
+- name: Close the maintenance window and pause the monitor
+  uptime.monitoring.monitor:
+    name: shop
+    maintenance_start_at: ""
+    maintenance_end_at: ""
+    pause: true
+
+- name: Rename a monitor by id
+  uptime.monitoring.monitor:
+    id: 42
+    name: shop-eu
+
+- name: Remove a monitor
+  uptime.monitoring.monitor:
+    name: shop-eu
+    state: absent
+'''
+
+RETURN = r'''
+monitor:
+  description:
+    - The monitor after the task, in option names, normalised; empty when it is absent.
+    - The password and the values of sensitive request headers are masked.
+    - In check mode, the values the monitor would have.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Identifier of the monitor (null for a monitor that check mode would create).
+      type: int
+    name:
+      description: Name of the monitor.
+      type: str
+    url:
+      description: Monitored URL.
+      type: str
+    interval:
+      description: Seconds between checks.
+      type: int
+    alert_condition:
+      description: Alert condition.
+      type: str
+    alert_text_lookup:
+      description: Text looked up in the response.
+      type: str
+    request_method:
+      description: HTTP method of the check.
+      type: str
+    request_headers:
+      description: Request headers as a list of key/value dicts, sensitive values masked.
+      type: list
+      elements: dict
+    request_auth_username:
+      description: Basic authentication username.
+      type: str
+    request_auth_password:
+      description: Masked Basic authentication password, or null when none is set.
+      type: str
+    cache_buster:
+      description: Whether cache busting is on.
+      type: bool
+    ssl_alert_days:
+      description: Days before SSL expiry to alert.
+      type: int
+    domain_alert_days:
+      description: Days before domain expiry to alert.
+      type: int
+    maintenance_start_at:
+      description: Start of the maintenance window in UTC, C(Y-m-dTH:i:s).
+      type: str
+    maintenance_end_at:
+      description: End of the maintenance window in UTC, C(Y-m-dTH:i:s).
+      type: str
+    alerts:
+      description: Alert channels as a list of key/value dicts.
+      type: list
+      elements: dict
+    paused:
+      description: Whether the monitor is paused.
+      type: bool
+    status:
+      description: Status reported by the service (pending, online, offline, paused, maintenance).
+      type: str
+    created_at:
+      description: Creation time reported by the service.
+      type: str
+    updated_at:
+      description: Last update time reported by the service.
+      type: str
+'''
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import (
+    MONITOR_ARGSPEC,
+    MonitorManager,
+)
+
+
+def main():
+    module = UptimeModule(MONITOR_ARGSPEC, required_one_of=[('id', 'name')])
+    manager = MonitorManager(module.client, check_mode=module.check_mode)
+    module.run(lambda: manager.run_module(module.params, module.hide))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,175 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: monitor_info
+short_description: Read monitors of the uptime-monitoring service
+version_added: 0.1.0
+description:
+  - Lists monitors with the service's filters and sorting, reading every page by default.
+  - Reads one monitor by O(id) or by exact O(name). A monitor that is not found gives an empty list, not a failure.
+  - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), to bring an
+    existing account under code.
+author:
+  - uptime.monitoring contributors
+extends_documentation_fragment:
+  - uptime.monitoring.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reads only; the same in check mode.
+  diff_mode:
+    support: none
+options:
+  id:
+    description:
+      - Identifier of one monitor to read.
+    type: int
+  name:
+    description:
+      - Exact name of one monitor to read (the service's search matches substrings; this option keeps only the exact match).
+    type: str
+  search:
+    description:
+      - Substring to search for in the field named by O(search_by).
+    type: str
+  search_by:
+    description:
+      - Field that O(search) looks in. The service's default is V(name).
+    type: str
+    choices: [name, url]
+  status_page_id:
+    description:
+      - Only monitors of this status page.
+    type: int
+  sort_by:
+    description:
+      - Sort key; V(id) sorts by creation. The service's default is V(id).
+    type: str
+    choices: [id, name, url]
+  sort:
+    description:
+      - Sort direction. The service's default is V(desc).
+    type: str
+    choices: [asc, desc]
+  per_page:
+    description:
+      - Records asked for per page. Larger pages mean fewer requests.
+    type: int
+    choices: [10, 25, 50, 100]
+    default: 100
+  limit:
+    description:
+      - Stop after this many monitors, for very large accounts. By default every page is read.
+    type: int
+  export:
+    description:
+      - Also return RV(export), the monitors as arguments of M(uptime.monitoring.monitor).
+    type: bool
+    default: false
+'''
+
+EXAMPLES = r'''
+- name: Every monitor of the account
+  uptime.monitoring.monitor_info:
+  register: all_monitors
+
+- name: Monitors whose URL contains example.com, by name
+  uptime.monitoring.monitor_info:
+    search: example.com
+    search_by: url
+    sort_by: name
+    sort: asc
+  register: example_monitors
+
+- name: One monitor by exact name
+  uptime.monitoring.monitor_info:
+    name: shop
+  register: shop
+
+- name: Export the account as monitor arguments
+  uptime.monitoring.monitor_info:
+    export: true
+  register: exported
+
+- name: Re-apply the export (changes nothing)
+  uptime.monitoring.monitor: "{{ item }}"
+  loop: "{{ exported.export }}"
+  loop_control:
+    label: "{{ item.name }}"
+'''
+
+RETURN = r'''
+monitors:
+  description:
+    - The monitors, normalised as the result of M(uptime.monitoring.monitor), secrets masked.
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - id: 7
+      name: shop
+      url: https://shop.example.com/health
+      interval: 60
+      alert_condition: url_unavailable
+      alert_text_lookup: null
+      request_method: GET
+      request_headers: []
+      request_auth_username: null
+      request_auth_password: null
+      cache_buster: false
+      ssl_alert_days: 14
+      domain_alert_days: null
+      maintenance_start_at: null
+      maintenance_end_at: null
+      alerts:
+        - key: email
+          value: oncall@example.com
+      paused: false
+      status: online
+      created_at: "2026-11-01T10:00:00.000000Z"
+      updated_at: "2026-11-01T10:00:00.000000Z"
+export:
+  description:
+    - The monitors as argument dicts of M(uptime.monitoring.monitor), unset values left out.
+    - Secrets cannot be exported; see RV(export_omitted).
+  returned: when O(export=true)
+  type: list
+  elements: dict
+export_omitted:
+  description:
+    - Per monitor name, the options left out of RV(export) because they hold secrets
+      (Basic authentication, sensitive header values). Supply them from a vault.
+  returned: when O(export=true)
+  type: dict
+'''
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MonitorManager
+
+ARGSPEC = dict(
+    id=dict(type='int'),
+    name=dict(type='str'),
+    search=dict(type='str'),
+    search_by=dict(type='str', choices=['name', 'url']),
+    status_page_id=dict(type='int'),
+    sort_by=dict(type='str', choices=['id', 'name', 'url']),
+    sort=dict(type='str', choices=['asc', 'desc']),
+    per_page=dict(type='int', choices=[10, 25, 50, 100], default=100),
+    limit=dict(type='int'),
+    export=dict(type='bool', default=False),
+)
+
+
+def main():
+    module = UptimeModule(ARGSPEC, mutually_exclusive=[('id', 'name', 'search')])
+    manager = MonitorManager(module.client)
+    module.run(lambda: manager.run_info(module.params))
+
+
+if __name__ == '__main__':
+    main()

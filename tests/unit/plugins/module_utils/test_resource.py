@@ -1,0 +1,124 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import encode_form, normalise_base_url, parse_retry_after
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import (
+    MASK,
+    ValidationError,
+    diff_views,
+    pairs_multiset,
+    to_bool,
+    to_int,
+    to_pairs,
+    to_utc_timestamp,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+
+
+@pytest.mark.parametrize('value, expected', [
+    ('2026-01-01T12:00:00', '2026-01-01T12:00:00'),
+    ('2026-01-01T12:00:00.000000Z', '2026-01-01T12:00:00'),
+    ('2026-01-01T12:00:00.999Z', '2026-01-01T12:00:00'),
+    ('2026-01-01T14:30:00+02:00', '2026-01-01T12:30:00'),
+    ('2026-01-01T00:30:00-01:00', '2026-01-01T01:30:00'),
+    ('2026-01-01 12:00:00', '2026-01-01T12:00:00'),
+    ('', None),
+    (None, None),
+])
+def test_timestamps_normalise_to_utc_seconds(value, expected):
+    assert to_utc_timestamp(value) == expected
+
+
+def test_bad_timestamp_names_field_and_format():
+    with pytest.raises(ValidationError) as caught:
+        to_utc_timestamp('01/02/2026', 'maintenance_start_at')
+    assert caught.value.field == 'maintenance_start_at'
+    assert 'Y-m-dTH:i:s' in str(caught.value)
+
+
+@pytest.mark.parametrize('value, expected', [('60', 60), (60, 60), ('', None), (None, None), (True, 1)])
+def test_ints_from_strings(value, expected):
+    assert to_int(value) == expected
+
+
+@pytest.mark.parametrize('value, expected', [('1', True), (1, True), ('0', False), (0, False), (False, False), (None, None)])
+def test_bools_from_service_values(value, expected):
+    assert to_bool(value) == expected
+
+
+def test_pairs_accept_position_keyed_objects_and_null():
+    assert to_pairs(None) == []
+    keyed = {'2': {'key': 'sms', 'value': '+1'}, '0': {'key': 'email', 'value': 'a@b.io'}}
+    assert to_pairs(keyed) == [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '+1'}]
+
+
+def test_pairs_compare_without_order_but_with_multiplicity():
+    first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
+    assert pairs_multiset(first) == pairs_multiset(list(reversed(first)))
+    assert pairs_multiset(first) != pairs_multiset(first + first[:1])
+
+
+def test_form_encoding_of_lists_booleans_and_clears():
+    pairs = encode_form({
+        'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '12'}],
+        'request_headers': [],
+        'pause': False,
+        'cache_buster': True,
+        'maintenance_start_at': None,
+    })
+    assert pairs == [
+        ('alerts[0][key]', 'email'), ('alerts[0][value]', 'a@b.io'),
+        ('alerts[1][key]', 'sms'), ('alerts[1][value]', '12'),
+        ('request_headers', ''),
+        ('pause', '0'),
+        ('cache_buster', '1'),
+        ('maintenance_start_at', ''),
+    ]
+
+
+def test_base_url_accepts_api_prefix_and_slash():
+    assert normalise_base_url('https://x.example/api/v1/') == 'https://x.example'
+    assert normalise_base_url('https://x.example/uptime') == 'https://x.example/uptime'
+
+
+def test_retry_after_seconds_and_http_date():
+    assert parse_retry_after('3') == 3.0
+    assert parse_retry_after(None) is None
+    assert parse_retry_after('Thu, 01 Jan 2026 00:00:10 GMT', now=1767225600.0) == pytest.approx(10.0)
+    assert parse_retry_after('nonsense') is None
+
+
+def test_differences_only_for_managed_fields():
+    record = {'name': 'a', 'interval': '60', 'alerts': {'0': {'key': 'email', 'value': 'a@b.io'}},
+              'status': 'online', 'cache_buster': 0}
+    current = MONITOR.current(record)
+    desired = MONITOR.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'pause': True})
+    assert MONITOR.differences(desired, current) == {'pause': True}
+
+
+def test_companions_are_sent_with_a_changed_field():
+    current = MONITOR.current({'maintenance_start_at': '2026-01-01T10:00:00.000000Z',
+                               'maintenance_end_at': '2026-01-01T11:00:00.000000Z'})
+    desired = {'maintenance_start_at': '2026-01-01T10:00:00', 'maintenance_end_at': '2026-01-01T12:00:00'}
+    changes = MONITOR.differences(desired, current)
+    assert changes == {'maintenance_end_at': '2026-01-01T12:00:00'}
+    assert MONITOR.with_companions(changes, desired, current) == desired
+
+
+def test_masking_and_diff_of_secrets():
+    before = MONITOR.current({'request_auth_password': 'old-secret',
+                              'request_headers': [{'key': 'X-Api-Key', 'value': 'k1'}, {'key': 'Accept', 'value': 'a'}]})
+    after = dict(before, request_auth_password='new-secret',
+                 request_headers=[{'key': 'X-Api-Key', 'value': 'k2'}, {'key': 'Accept', 'value': 'a'}])
+    shown_before, shown_after = diff_views(MONITOR, before, after, ['request_auth_password', 'request_headers'])
+    text = repr((shown_before, shown_after))
+    for secret in ('old-secret', 'new-secret', 'k1', 'k2'):
+        assert secret not in text
+    assert shown_before['request_auth_password'] == MASK
+    assert shown_after['request_auth_password'] == MASK + ' (changed)'
+    assert shown_after['request_headers'][0]['value'] == MASK + ' (changed)'
+    assert shown_after['request_headers'][1] == {'key': 'Accept', 'value': 'a'}
