@@ -1,0 +1,110 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import (
+    MONITOR,
+    MonitorManager,
+    public_view,
+    to_module_args,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+
+OPTIONS = [field.name for field in MONITOR.fields]
+
+
+def params(**values):
+    full = dict.fromkeys(OPTIONS)
+    full.update(values)
+    return full
+
+
+@pytest.mark.parametrize('values, field, fragment', [
+    ({'name': ''}, 'name', '1 to 128'),
+    ({'name': 'x' * 129}, 'name', '1 to 128'),
+    ({'url': 'ftp://example.com'}, 'url', 'http://'),
+    ({'url': 'not a url'}, 'url', 'http://'),
+    ({'alert_condition': 'url_text'}, 'alert_text_lookup', 'url_text'),
+    ({'alert_condition': 'url_no_text', 'alert_text_lookup': ''}, 'alert_text_lookup', 'url_no_text'),
+    ({'alert_text_lookup': 'x' * 256}, 'alert_text_lookup', '255'),
+    ({'request_auth_username': 'u'}, 'request_auth_password', 'together'),
+    ({'request_auth_password': 'p'}, 'request_auth_username', 'together'),
+    ({'maintenance_start_at': '2026-01-01T10:00:00'}, 'maintenance_end_at', 'together'),
+    ({'maintenance_start_at': '2026-01-01T10:00:00', 'maintenance_end_at': '2026-01-01T09:00:00'},
+     'maintenance_end_at', 'after'),
+    ({'maintenance_start_at': '2026-01-01T10:00:00+00:00', 'maintenance_end_at': '2026-01-01T11:00:00+02:00'},
+     'maintenance_end_at', 'after'),
+    ({'maintenance_start_at': '2026-01-01T10:00:00', 'maintenance_end_at': ''}, 'maintenance_start_at', 'both'),
+    ({'maintenance_start_at': 'tomorrow', 'maintenance_end_at': '2026-01-01T09:00:00'}, 'maintenance_start_at',
+     'Y-m-dTH:i:s'),
+    ({'alerts': [{'key': 'email', 'value': 'not-an-address'}]}, 'alerts[0].value', 'e-mail'),
+    ({'alerts': [{'key': 'sms', 'value': '+12 345'}]}, 'alerts[0].value', 'digits'),
+    ({'alerts': [{'key': 'sms', 'value': '+' + '1' * 16}]}, 'alerts[0].value', '16'),
+    ({'alerts': [{'key': 'telegram', 'value': 'x' * 129}]}, 'alerts[0].value', '128'),
+    ({'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'slack', 'value': 'hooks.slack.com/x'}]},
+     'alerts[1].value', 'URL'),
+    ({'alerts': [{'key': 'pager', 'value': 'x'}]}, 'alerts[0].key', 'email, webhook'),
+    ({'alerts': [{'key': 'email', 'value': 'a@b.io'}] * 101}, 'alerts', '100'),
+    ({'request_headers': [{'key': '', 'value': 'x'}]}, 'request_headers[0].key', '128'),
+    ({'request_headers': [{'key': 'X', 'value': 'v' * 257}]}, 'request_headers[0].value', '256'),
+])
+def test_invalid_input_names_the_field(values, field, fragment):
+    with pytest.raises(ValidationError) as caught:
+        MonitorManager.desired_from_params(params(**values))
+    assert caught.value.field == field
+    assert fragment in str(caught.value)
+    assert str(caught.value).startswith(field + ':')
+
+
+def test_valid_input_is_normalised():
+    desired = MonitorManager.desired_from_params(params(
+        name='shop', url='https://shop.example.com', interval=60, cache_buster=True,
+        maintenance_start_at='2026-01-01T12:00:00+01:00', maintenance_end_at='2026-01-01T12:30:00Z',
+        alerts=[{'key': 'sms', 'value': '+4412345'}, {'key': 'webhook', 'value': 'https://hook.example.com/x'}],
+    ))
+    assert desired['maintenance_start_at'] == '2026-01-01T11:00:00'
+    assert desired['maintenance_end_at'] == '2026-01-01T12:30:00'
+    assert desired['cache_buster'] is True
+    assert 'url_text' not in desired
+
+
+def test_empty_strings_clear_the_window_and_auth():
+    desired = MonitorManager.desired_from_params(params(
+        maintenance_start_at='', maintenance_end_at='', request_auth_username='', request_auth_password=''))
+    assert desired == {'maintenance_start_at': None, 'maintenance_end_at': None,
+                       'request_auth_username': None, 'request_auth_password': None}
+
+
+SERVICE_RECORD = {
+    'id': '12', 'name': 'api', 'url': 'https://api.example.com', 'interval': '300',
+    'alert_condition': 'url_text', 'alert_text_lookup': 'ok', 'request_method': 'POST',
+    'request_headers': [{'key': 'Authorization', 'value': 'Bearer abc'}, {'key': 'Accept', 'value': 'text/html'}],
+    'request_auth_username': 'bob', 'request_auth_password': 'hunter2', 'cache_buster': '1',
+    'ssl_alert_days': '14', 'domain_alert_days': None,
+    'maintenance_start_at': None, 'maintenance_end_at': None,
+    'alerts': {'0': {'key': 'email', 'value': 'ops@example.com'}}, 'status': 'paused',
+    'created_at': '2026-01-01T00:00:00.000000Z', 'updated_at': '2026-01-02T00:00:00.000000Z',
+}
+
+
+def test_public_view_normalises_and_masks():
+    view = public_view(SERVICE_RECORD)
+    assert view['id'] == 12 and view['interval'] == 300 and view['ssl_alert_days'] == 14
+    assert view['cache_buster'] is True and view['paused'] is True and view['status'] == 'paused'
+    assert view['alerts'] == [{'key': 'email', 'value': 'ops@example.com'}]
+    assert view['request_auth_password'] == MASK
+    assert view['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'Accept', 'value': 'text/html'}]
+    assert 'hunter2' not in repr(view) and 'Bearer abc' not in repr(view)
+
+
+def test_export_leaves_out_secrets_and_names_them():
+    args, omitted = to_module_args(public_view(SERVICE_RECORD))
+    assert args['pause'] is True and args['interval'] == 300 and args['name'] == 'api'
+    assert 'request_auth_username' not in args and 'request_auth_password' not in args
+    assert args['request_headers'] == [{'key': 'Accept', 'value': 'text/html'}]
+    assert omitted == ['request_auth_username', 'request_auth_password', 'request_headers[Authorization]']
+    assert 'id' not in args and 'status' not in args and 'domain_alert_days' not in args
+    MonitorManager.desired_from_params(params(**args))
