@@ -1,0 +1,213 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: incident
+short_description: Ensure an incident of a monitor is present or absent
+version_added: 0.1.0
+description:
+  - Opens, updates (acknowledges, resolves, comments) or deletes one incident, a recorded period of trouble of a monitor.
+  - "The incident is found by O(id) when given; otherwise by its monitor and O(started_at); otherwise, with only a monitor,
+    it is that monitor's ongoing incident (the one not ended yet), so acknowledging or resolving the current incident
+    of a monitor is one task."
+  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) checks the monitor's latest incident
+    instead: if that incident already matches, nothing changes (a re-run of a task that resolved the current incident
+    reports no change); otherwise the task fails rather than change a past incident."
+  - An incident that is not found is opened; this needs the monitor and O(started_at).
+  - Only the options you set are compared and sent; values are compared after normalisation (timestamps in UTC to the
+    second), so a second run with the same arguments reports no change and sends no write.
+  - "The service never changes O(started_at) or the monitor of an incident, and sets O(acknowledged_at) and O(ended_at)
+    only once. Asking for another value than the one already set fails with a message, before anything is sent."
+  - Times are checked before any request; they must not be in the future, O(ended_at) must be after O(started_at) and
+    O(acknowledged_at) not before it.
+author:
+  - uptime.monitoring contributors
+extends_documentation_fragment:
+  - uptime.monitoring.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reports the same change, result and diff as a real run, and sends no write.
+  diff_mode:
+    support: full
+    description: Before and after of the incident's timestamps, cause, comment and status.
+options:
+  id:
+    description:
+      - Identifier of the incident.
+      - An incident cannot be opened with a chosen id; if no incident has this id the task fails (or, with
+        O(state=absent), reports no change).
+    type: int
+  state:
+    description:
+      - V(present) opens the incident or updates it to match; V(absent) deletes it.
+      - With O(state=absent) and only a monitor, the monitor's ongoing incident is deleted; a past incident is
+        deleted only by O(id) or O(started_at).
+    type: str
+    choices: [present, absent]
+    default: present
+  monitor_id:
+    description:
+      - Identifier of the monitor the incident belongs to.
+      - One of O(id), O(monitor_id) and O(monitor) is required. An incident cannot be moved to another monitor.
+    type: int
+  monitor:
+    description:
+      - Exact name of the monitor the incident belongs to, resolved to its id. A name no monitor has is an error
+        (with O(state=absent), no change).
+    type: str
+  started_at:
+    description:
+      - When the incident started, C(Y-m-dTH:i:s) in UTC, or ISO 8601 with an offset (converted to UTC). Not in the future.
+      - With the monitor, the natural key of the incident. Required to open an incident.
+      - Cannot be changed once the incident exists.
+      - The service refuses an incident that starts before the last incident of the monitor ended, and a second
+        ongoing incident of a monitor.
+    type: str
+  acknowledged_at:
+    description:
+      - When the incident was acknowledged. Same formats; not in the future and not before O(started_at).
+      - Write-once, the service sets it only while it is empty.
+    type: str
+  ended_at:
+    description:
+      - When the incident ended (it is then resolved). Same formats; not in the future and after O(started_at).
+      - Write-once, the service sets it only while it is empty.
+    type: str
+  status:
+    description:
+      - V(acknowledged) sets O(acknowledged_at) to now (UTC) when it is not set yet.
+      - V(resolved) sets O(ended_at) to now (UTC) when it is not set yet, and leaves O(acknowledged_at) as it is.
+      - An explicit O(acknowledged_at) or O(ended_at) wins over the time this option would set.
+    type: str
+    choices: [acknowledged, resolved]
+  cause:
+    description:
+      - Cause of the incident, at most 255 characters. An empty string clears it.
+    type: str
+  comment:
+    description:
+      - Comment on the incident, at most 1024 characters. An empty string clears it.
+    type: str
+'''
+
+EXAMPLES = r'''
+- name: Open an incident of the shop monitor
+  uptime.monitoring.incident:
+    monitor: shop
+    started_at: "2026-11-20T08:15:00Z"
+    cause: Database connection pool exhausted
+
+- name: Acknowledge the current incident of the shop monitor
+  uptime.monitoring.incident:
+    monitor: shop
+    status: acknowledged
+    comment: On it
+
+- name: Resolve the current incident of the shop monitor
+  uptime.monitoring.incident:
+    monitor: shop
+    status: resolved
+    comment: Pool size raised, connections back to normal
+  register: resolved
+
+- name: Record a past incident with its end, by monitor id and a local time
+  uptime.monitoring.incident:
+    monitor_id: 7
+    started_at: "2026-11-19T23:10:00+01:00"
+    ended_at: "2026-11-19T23:40:00+01:00"
+    cause: Certificate expired
+
+- name: Delete an incident by id
+  uptime.monitoring.incident:
+    id: "{{ resolved.incident.id }}"
+    state: absent
+'''
+
+RETURN = r'''
+incident:
+  description:
+    - The incident after the task, in option names, normalised (timestamps in UTC, C(Y-m-dTH:i:s)); empty when it is absent.
+    - In check mode, the values the incident would have.
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: Identifier of the incident (null for an incident that check mode would open).
+      type: int
+    monitor_id:
+      description: Identifier of the monitor the incident belongs to.
+      type: int
+    monitor_name:
+      description: Name of that monitor.
+      type: str
+    started_at:
+      description: When the incident started.
+      type: str
+    acknowledged_at:
+      description: When the incident was acknowledged, or null.
+      type: str
+    ended_at:
+      description: When the incident ended, or null while it is ongoing.
+      type: str
+    cause:
+      description: Cause of the incident.
+      type: str
+    comment:
+      description: Comment on the incident.
+      type: str
+    status:
+      description:
+        - V(resolved) when O(ended_at) is set, else V(acknowledged) when O(acknowledged_at) is set, else V(unresolved).
+      type: str
+    duration:
+      description: Seconds from O(started_at) to O(ended_at); null while the incident is ongoing.
+      type: int
+    created_at:
+      description: When the incident was recorded, as reported by the service.
+      type: str
+    updated_at:
+      description: When the incident was last changed, as reported by the service.
+      type: str
+    monitor:
+      description:
+        - The monitor the incident belongs to, as returned by M(uptime.monitoring.monitor_info), with its secrets masked.
+        - Null when it is not known (check mode opening an incident by O(monitor_id) reads it; it is always known otherwise).
+      type: dict
+  sample:
+    id: 12
+    monitor_id: 7
+    monitor_name: shop
+    started_at: "2026-11-20T08:15:00"
+    acknowledged_at: "2026-11-20T08:20:00"
+    ended_at: "2026-11-20T09:05:00"
+    cause: Database connection pool exhausted
+    comment: Pool size raised, connections back to normal
+    status: resolved
+    duration: 3000
+    created_at: "2026-11-20T08:16:02"
+    updated_at: "2026-11-20T09:05:00"
+    monitor:
+      id: 7
+      name: shop
+      url: https://shop.example.com/health
+      status: online
+'''
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_ARGSPEC, IncidentManager
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+
+
+def main():
+    module = UptimeModule(INCIDENT_ARGSPEC, required_one_of=[('id', 'monitor_id', 'monitor')],
+                          mutually_exclusive=[('monitor_id', 'monitor')])
+    manager = IncidentManager(module.client, check_mode=module.check_mode)
+    module.run(lambda: manager.run_module(module.params))
+
+
+if __name__ == '__main__':
+    main()

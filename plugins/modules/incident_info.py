@@ -1,0 +1,146 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: incident_info
+short_description: Read incidents of the uptime-monitoring service
+version_added: 0.1.0
+description:
+  - Lists incidents with the service's filters and sorting, reading every page by default.
+  - Reads one incident by O(id). An incident that is not found gives an empty list, not a failure.
+  - A monitor name that no monitor has, in O(monitor), gives an empty list too.
+author:
+  - uptime.monitoring contributors
+extends_documentation_fragment:
+  - uptime.monitoring.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reads only; the same in check mode.
+  diff_mode:
+    support: none
+options:
+  id:
+    description:
+      - Identifier of one incident to read.
+    type: int
+  monitor_id:
+    description:
+      - Only incidents of the monitor with this identifier.
+    type: int
+  monitor:
+    description:
+      - Only incidents of the monitor with exactly this name (resolved to its id first).
+    type: str
+  search:
+    description:
+      - Substring to search for in the field named by O(search_by).
+    type: str
+  search_by:
+    description:
+      - What O(search) looks in, V(monitor) (the monitor's name) or V(cause).
+      - Sent with every O(search); V(monitor) when not set. Not sent without O(search).
+    type: str
+    choices: [monitor, cause]
+  status:
+    description:
+      - Only incidents with this status. V(unresolved) is neither acknowledged nor ended, V(acknowledged) is
+        acknowledged and not ended, V(resolved) is ended.
+    type: str
+    choices: [unresolved, acknowledged, resolved]
+  sort_by:
+    description:
+      - Sort key. The service's default is V(ended_at), with ongoing incidents first in descending order.
+    type: str
+    choices: [started_at, ended_at]
+  sort:
+    description:
+      - Sort direction. The service's default is V(desc).
+    type: str
+    choices: [asc, desc]
+  per_page:
+    description:
+      - Records asked for per page. Larger pages mean fewer requests.
+    type: int
+    choices: [10, 25, 50, 100]
+    default: 100
+  limit:
+    description:
+      - Stop after this many incidents. By default every page is read.
+    type: int
+'''
+
+EXAMPLES = r'''
+- name: Every incident of the account
+  uptime.monitoring.incident_info:
+  register: all_incidents
+
+- name: Ongoing incidents not acknowledged yet
+  uptime.monitoring.incident_info:
+    status: unresolved
+  register: to_acknowledge
+
+- name: Incidents of the shop monitor, oldest first
+  uptime.monitoring.incident_info:
+    monitor: shop
+    sort_by: started_at
+    sort: asc
+  register: shop_incidents
+
+- name: Incidents whose cause mentions certificates
+  uptime.monitoring.incident_info:
+    search: certificate
+    search_by: cause
+  register: certificate_incidents
+
+- name: One incident by id
+  uptime.monitoring.incident_info:
+    id: 12
+  register: one
+'''
+
+RETURN = r'''
+incidents:
+  description:
+    - The incidents, normalised as the result of M(uptime.monitoring.incident) (timestamps in UTC, C(Y-m-dTH:i:s),
+      the monitor's id and name on top, the nested monitor's secrets masked).
+  returned: always
+  type: list
+  elements: dict
+  sample:
+    - id: 12
+      monitor_id: 7
+      monitor_name: shop
+      started_at: "2026-11-20T08:15:00"
+      acknowledged_at: "2026-11-20T08:20:00"
+      ended_at: null
+      cause: Database connection pool exhausted
+      comment: On it
+      status: acknowledged
+      duration: null
+      created_at: "2026-11-20T08:16:02"
+      updated_at: "2026-11-20T08:20:00"
+      monitor:
+        id: 7
+        name: shop
+        url: https://shop.example.com/health
+        status: offline
+'''
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_INFO_ARGSPEC, IncidentManager
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+
+
+def main():
+    module = UptimeModule(INCIDENT_INFO_ARGSPEC,
+                          mutually_exclusive=[('id', 'monitor_id', 'monitor'), ('id', 'search'), ('id', 'status')])
+    manager = IncidentManager(module.client)
+    module.run(lambda: manager.run_info(module.params))
+
+
+if __name__ == '__main__':
+    main()
