@@ -1,0 +1,790 @@
+"""State of the phpUptime emulator: accounts, monitors, incidents and status pages in SQLite.
+
+This module knows nothing about HTTP.  It receives request input already decoded the way PHP and
+Laravel decode a form body (see ``decode_form``), validates it the way the real service does and
+returns plain dictionaries shaped like the service's JSON records.  Every public method of
+``Store`` holds one lock, so the HTTP layer may call it from many threads.
+
+Timestamps are UTC (the account time zone of the real service defaults to UTC).  They are kept as
+``YYYY-MM-DDTHH:MM:SS`` text in the database and rendered like Laravel renders dates in JSON:
+``2026-01-01T12:00:00.000000Z``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+import sqlite3
+import threading
+from urllib.parse import parse_qsl, urlsplit
+
+INTERVALS = (60, 180, 300, 600, 900, 1800, 3600)
+ALERT_DAYS = (0, 1, 2, 3, 7, 14, 30, 60)
+ALERT_CONDITIONS = ('url_unavailable', 'url_text', 'url_no_text')
+REQUEST_METHODS = ('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
+URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
+ALERT_CHANNELS = ('email',) + URL_CHANNELS + ('telegram', 'sms')
+INCIDENT_STATUSES = ('unresolved', 'acknowledged', 'resolved')
+PER_PAGE_CHOICES = (10, 25, 50, 100)
+MAX_LIST_ITEMS = 100
+
+# The fields a client may send for a monitor, in the order the service returns them.
+MONITOR_FIELDS = (
+    'name', 'url', 'interval', 'alert_condition', 'alert_text_lookup', 'request_method', 'request_headers',
+    'request_auth_username', 'request_auth_password', 'cache_buster', 'ssl_alert_days', 'domain_alert_days',
+    'maintenance_start_at', 'maintenance_end_at', 'alerts',
+)
+INCIDENT_FIELDS = ('monitor_id', 'started_at', 'acknowledged_at', 'ended_at', 'cause', 'comment')
+
+INPUT_FORMAT = '%Y-%m-%dT%H:%M:%S'
+INPUT_FORMAT_PHP = 'Y-m-d\\TH:i:s'
+INPUT_PATTERN = re.compile(r'\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}')
+INTEGER_PATTERN = re.compile(r'[+-]?\d+')
+EMAIL_PATTERN = re.compile(r'[^@\s]+@[^@\s.][^@\s]*')
+SMS_PATTERN = re.compile(r'[0-9+]+')
+FORM_KEY_PATTERN = re.compile(r'([^\[]*)((?:\[[^\]]*\])*)')
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS accounts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    api_key TEXT NOT NULL UNIQUE,
+    api_access INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS monitors (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    name TEXT NOT NULL,
+    url TEXT NOT NULL,
+    interval INTEGER NOT NULL,
+    alert_condition TEXT NOT NULL,
+    alert_text_lookup TEXT,
+    request_method TEXT NOT NULL,
+    request_headers TEXT,
+    request_auth_username TEXT,
+    request_auth_password TEXT,
+    cache_buster INTEGER NOT NULL DEFAULT 0,
+    ssl_alert_days INTEGER,
+    domain_alert_days INTEGER,
+    maintenance_start_at TEXT,
+    maintenance_end_at TEXT,
+    alerts TEXT,
+    status TEXT NOT NULL DEFAULT 'pending',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS incidents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    account_id INTEGER NOT NULL REFERENCES accounts (id),
+    monitor_id INTEGER NOT NULL REFERENCES monitors (id) ON DELETE CASCADE,
+    cause TEXT,
+    comment TEXT,
+    started_at TEXT NOT NULL,
+    acknowledged_at TEXT,
+    ended_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS status_page_monitors (
+    account_id INTEGER NOT NULL,
+    page_id INTEGER NOT NULL,
+    monitor_id INTEGER NOT NULL REFERENCES monitors (id) ON DELETE CASCADE,
+    PRIMARY KEY (account_id, page_id, monitor_id)
+);
+"""
+
+
+class ValidationError(Exception):
+    """Input was rejected; ``messages`` maps field keys (``alerts.0.key``) to lists of texts."""
+
+    def __init__(self, messages):
+        super().__init__(messages)
+        self.messages = messages
+
+
+class NotFound(Exception):
+    """The record does not exist or belongs to another account."""
+
+
+class Page:
+    """One page of a list: the records plus what the paginator needs."""
+
+    def __init__(self, records, total, page, per_page):
+        self.records = records
+        self.total = total
+        self.page = page
+        self.per_page = per_page
+
+
+def utcnow():
+    """Now in UTC, to the second, without tzinfo (all stored times are naive UTC)."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+def render_time(value):
+    """Render a stored ``YYYY-MM-DDTHH:MM:SS`` text the way Laravel serialises dates."""
+    if value is None:
+        return None
+    return value + '.000000Z'
+
+
+def parse_time(value):
+    """Parse a stored or submitted ``Y-m-dTH:i:s`` text, or return None when it is not one."""
+    if not isinstance(value, str) or not INPUT_PATTERN.fullmatch(value):
+        return None
+    try:
+        return datetime.datetime.strptime(value, INPUT_FORMAT)
+    except ValueError:
+        return None
+
+
+def decode_form(body):
+    """Decode a form body the way PHP fills ``$_POST`` and Laravel then cleans it.
+
+    ``alerts[0][key]=email`` becomes ``{'alerts': {'0': {'key': 'email'}}}``, ``name[]`` appends, a later
+    key wins over an earlier one, and every empty string becomes None (Laravel's ConvertEmptyStringsToNull).
+    """
+    data = {}
+    for raw_key, value in parse_qsl(body, keep_blank_values=True):
+        match = FORM_KEY_PATTERN.match(raw_key)
+        name = match.group(1)
+        if not name:
+            continue
+        path = [name] + re.findall(r'\[([^\]]*)\]', match.group(2))
+        target = data
+        for depth, part in enumerate(path):
+            if part == '' and depth > 0:
+                part = str(len(target))
+            if depth == len(path) - 1:
+                target[part] = value if value != '' else None
+            else:
+                if not isinstance(target.get(part), dict):
+                    target[part] = {}
+                target = target[part]
+    return data
+
+
+def is_truthy(value):
+    """PHP truthiness of a decoded form value: None (empty string) and '0' are false, the rest true."""
+    if isinstance(value, dict):
+        return bool(value)
+    return value not in (None, '0')
+
+
+def attribute(key):
+    """The name Laravel uses for a field in its messages."""
+    return key.replace('_', ' ')
+
+
+def valid_url(value, max_length=None):
+    """A loose version of Laravel's ``url`` rule, limited to http and https."""
+    if not isinstance(value, str) or re.search(r'\s', value):
+        return False
+    if max_length is not None and len(value) > max_length:
+        return False
+    try:
+        parts = urlsplit(value)
+        parts.port  # pylint: disable=pointless-statement  # raises ValueError on a bad port
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ('http', 'https') and bool(parts.hostname)
+
+
+class Errors:
+    """Collects validation messages, one per field like a Laravel rule list that stops at the first failure."""
+
+    def __init__(self):
+        self.messages = {}
+
+    def add(self, key, message):
+        if key not in self.messages:
+            self.messages[key] = [message]
+
+    def has(self, key):
+        return key in self.messages
+
+    def raise_if_any(self):
+        if self.messages:
+            raise ValidationError(self.messages)
+
+
+class Input:
+    """Typed access to decoded form input with the checks shared by monitors and incidents."""
+
+    def __init__(self, data, errors):
+        self.data = data
+        self.errors = errors
+
+    def present(self, key):
+        return key in self.data
+
+    def text(self, key, max_length=None, required=False):
+        """A string field; returns its value (None when absent, empty or invalid)."""
+        if key not in self.data:
+            if required:
+                self.errors.add(key, 'The %s field is required.' % attribute(key))
+            return None
+        value = self.data[key]
+        if value is None:
+            if required:
+                self.errors.add(key, 'The %s field is required.' % attribute(key))
+            return None
+        if not isinstance(value, str):
+            self.errors.add(key, 'The %s must be a string.' % attribute(key))
+            return None
+        if max_length is not None and len(value) > max_length:
+            self.errors.add(key, 'The %s must not be greater than %d characters.' % (attribute(key), max_length))
+            return None
+        return value
+
+    def choice(self, key, choices, required=False):
+        """A string that must be one of ``choices`` (compared exactly)."""
+        value = self.text(key, required=required)
+        if value is not None and value not in choices:
+            self.errors.add(key, 'The selected %s is invalid.' % attribute(key))
+            return None
+        return value
+
+    def integer_choice(self, key, choices, required=False):
+        """An integer that must be one of ``choices``; returns an int."""
+        value = self.text(key, required=required)
+        if value is None:
+            return None
+        if not INTEGER_PATTERN.fullmatch(value):
+            self.errors.add(key, 'The %s must be an integer.' % attribute(key))
+            return None
+        if int(value) not in choices:
+            self.errors.add(key, 'The selected %s is invalid.' % attribute(key))
+            return None
+        return int(value)
+
+    def boolean(self, key):
+        """Laravel's ``boolean`` rule for form input: only 0 and 1."""
+        value = self.text(key)
+        if value is None:
+            return None
+        if value not in ('0', '1'):
+            self.errors.add(key, 'The %s field must be true or false.' % attribute(key))
+            return None
+        return int(value)
+
+    def timestamp(self, key, required=False):
+        """A ``Y-m-dTH:i:s`` timestamp; returns a datetime."""
+        value = self.text(key, required=required)
+        if value is None:
+            return None
+        parsed = parse_time(value)
+        if parsed is None:
+            self.errors.add(key, 'The %s does not match the format %s.' % (attribute(key), INPUT_FORMAT_PHP))
+        return parsed
+
+    def pairs(self, key, check_entry):
+        """A list of ``{key, value}`` entries sent as ``key[index][key]`` / ``key[index][value]``.
+
+        Returns ``(sent, items)``: ``sent`` is False when the field was not in the form at all,
+        ``items`` is None when it was cleared (bare ``key=``) or invalid.
+        """
+        if key not in self.data:
+            return False, None
+        raw = self.data[key]
+        if raw is None:
+            return True, None
+        if not isinstance(raw, dict):
+            self.errors.add(key, 'The %s must be an array.' % attribute(key))
+            return True, None
+        if len(raw) > MAX_LIST_ITEMS:
+            self.errors.add(key, 'The %s must not have more than %d items.' % (attribute(key), MAX_LIST_ITEMS))
+        items = []
+        for index, entry in raw.items():
+            entry = entry if isinstance(entry, dict) else {}
+            item = check_entry('%s.%s' % (key, index), entry.get('key'), entry.get('value'))
+            items.append(item)
+        return True, (items or None)
+
+    def pair_text(self, key, value, max_length):
+        """One ``key`` or ``value`` of a list entry: required string with a maximum length."""
+        if value is None:
+            self.errors.add(key, 'The %s field is required.' % attribute(key))
+        elif not isinstance(value, str):
+            self.errors.add(key, 'The %s must be a string.' % attribute(key))
+        elif max_length is not None and len(value) > max_length:
+            self.errors.add(key, 'The %s must not be greater than %d characters.' % (attribute(key), max_length))
+        return value
+
+
+class Store:
+    """All records of all accounts, behind one lock."""
+
+    def __init__(self, path=':memory:'):
+        self.lock = threading.RLock()
+        self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute('PRAGMA foreign_keys = ON')
+        self.db.executescript(SCHEMA)
+
+    def close(self):
+        with self.lock:
+            self.db.close()
+
+    def _transaction(self):
+        """Context manager for one transaction (the connection is in autocommit mode otherwise)."""
+        return _Transaction(self.db)
+
+    # Accounts and test support ---------------------------------------------------------------
+
+    def ensure_account(self, api_key, api_access=True):
+        """Create the account of ``api_key`` if needed and return its id."""
+        with self.lock, self._transaction():
+            self.db.execute('INSERT OR IGNORE INTO accounts (api_key, api_access) VALUES (?, ?)', (api_key, int(api_access)))
+            self.db.execute('UPDATE accounts SET api_access = ? WHERE api_key = ?', (int(api_access), api_key))
+            return self.db.execute('SELECT id FROM accounts WHERE api_key = ?', (api_key,)).fetchone()['id']
+
+    def account_for_key(self, api_key):
+        """Return ``{'id', 'api_key', 'api_access'}`` for a key, or None."""
+        with self.lock:
+            row = self.db.execute('SELECT * FROM accounts WHERE api_key = ?', (api_key,)).fetchone()
+            return dict(row) if row else None
+
+    def reset(self):
+        """Remove every monitor, incident and status page; accounts stay, id sequences restart."""
+        with self.lock, self._transaction():
+            self.db.execute('DELETE FROM status_page_monitors')
+            self.db.execute('DELETE FROM incidents')
+            self.db.execute('DELETE FROM monitors')
+            self.db.execute("DELETE FROM sqlite_sequence WHERE name IN ('monitors', 'incidents')")
+
+    def set_status_page(self, account_id, page_id, monitor_ids):
+        """Make ``monitor_ids`` (of the account) the monitors of status page ``page_id``."""
+        with self.lock, self._transaction():
+            self.db.execute('DELETE FROM status_page_monitors WHERE account_id = ? AND page_id = ?', (account_id, page_id))
+            for monitor_id in monitor_ids:
+                if self._monitor_row(account_id, monitor_id) is None:
+                    raise NotFound()
+                self.db.execute('INSERT OR IGNORE INTO status_page_monitors VALUES (?, ?, ?)', (account_id, page_id, monitor_id))
+
+    # Monitors ----------------------------------------------------------------------------------
+
+    def list_monitors(self, account_id, query, default_per_page):
+        """The monitor list with the filters of ``GET /api/v1/monitors``."""
+        where = ['m.account_id = ?']
+        args = [account_id]
+        search = query.get('search')
+        if search:
+            column = 'url' if query.get('search_by') == 'url' else 'name'
+            where.append('m.%s LIKE ?' % column)
+            args.append('%' + search + '%')
+        page_id = query.get('status_page_id')
+        if page_id not in (None, ''):
+            where.append('m.id IN (SELECT monitor_id FROM status_page_monitors WHERE account_id = ? AND page_id = ?)')
+            args.extend([account_id, int(page_id) if INTEGER_PATTERN.fullmatch(page_id) else -1])
+        direction = 'ASC' if query.get('sort') == 'asc' else 'DESC'
+        sort_by = query.get('sort_by') if query.get('sort_by') in ('name', 'url') else 'id'
+        if sort_by == 'id':
+            order = 'm.id %s' % direction
+        else:
+            order = 'm.%s COLLATE NOCASE %s, m.id %s' % (sort_by, direction, direction)
+        with self.lock:
+            return self._page('SELECT m.* FROM monitors m WHERE %s' % ' AND '.join(where), args, order, query,
+                              default_per_page, self._monitor_record)
+
+    def get_monitor(self, account_id, monitor_id):
+        with self.lock:
+            row = self._monitor_row(account_id, monitor_id)
+            if row is None:
+                raise NotFound()
+            return self._monitor_record(row)
+
+    def create_monitor(self, account_id, data):
+        """Store a monitor; returns the echo of the submitted fields the service answers with."""
+        with self.lock, self._transaction():
+            values = self._validate_monitor(account_id, data, None)
+            now = utcnow().strftime(INPUT_FORMAT)
+            row = {
+                'alert_text_lookup': None, 'request_headers': None, 'request_auth_username': None,
+                'request_auth_password': None, 'cache_buster': 0, 'ssl_alert_days': None, 'domain_alert_days': None,
+                'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': None,
+            }
+            row.update(values)
+            row.update(account_id=account_id, status='pending', created_at=now, updated_at=now)
+            for key in ('request_headers', 'alerts'):
+                row[key] = json.dumps(row[key]) if row[key] is not None else None
+            columns = sorted(row)
+            cursor = self.db.execute('INSERT INTO monitors (%s) VALUES (%s)' % (', '.join(columns), ', '.join('?' * len(columns))),
+                                     [row[column] for column in columns])
+            echo = {}
+            for key in MONITOR_FIELDS:
+                if key in data:
+                    echo[key] = values[key] if key in ('request_headers', 'alerts') else data[key]
+            echo.update(updated_at=render_time(now), created_at=render_time(now), id=cursor.lastrowid)
+            return echo
+
+    def update_monitor(self, account_id, monitor_id, data):
+        """Apply the sent keys (and ``pause``) to a monitor; returns the whole record."""
+        with self.lock, self._transaction():
+            current = self._monitor_row(account_id, monitor_id)
+            values = self._validate_monitor(account_id, data, monitor_id, current)
+            if current is None:
+                raise NotFound()
+            for key in ('request_headers', 'alerts'):
+                if key in values:
+                    values[key] = json.dumps(values[key]) if values[key] is not None else None
+            if values.get('cache_buster', 0) is None:
+                values['cache_buster'] = 0
+            if 'pause' in data:
+                if is_truthy(data['pause']):
+                    values['status'] = 'paused'
+                elif current['status'] == 'paused':
+                    values['status'] = 'offline' if self._ongoing_incident(monitor_id) else 'online'
+            changed = {key: value for key, value in values.items() if current[key] != value}
+            if changed:
+                changed['updated_at'] = utcnow().strftime(INPUT_FORMAT)
+                assignments = ', '.join('%s = ?' % key for key in sorted(changed))
+                self.db.execute('UPDATE monitors SET %s WHERE id = ?' % assignments,
+                                [changed[key] for key in sorted(changed)] + [monitor_id])
+            return self._monitor_record(self._monitor_row(account_id, monitor_id))
+
+    def delete_monitor(self, account_id, monitor_id):
+        """Delete a monitor together with its incidents."""
+        with self.lock, self._transaction():
+            if self._monitor_row(account_id, monitor_id) is None:
+                raise NotFound()
+            self.db.execute('DELETE FROM monitors WHERE id = ?', (monitor_id,))
+
+    def _monitor_row(self, account_id, monitor_id):
+        if monitor_id is None:
+            return None
+        return self.db.execute('SELECT * FROM monitors WHERE id = ? AND account_id = ?', (monitor_id, account_id)).fetchone()
+
+    def _ongoing_incident(self, monitor_id):
+        return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
+
+    def _monitor_record(self, row):
+        """The monitor as the service returns it on show, update and list."""
+        status = row['status']
+        if status != 'paused' and row['maintenance_start_at'] and row['maintenance_end_at']:
+            now = utcnow().strftime(INPUT_FORMAT)
+            if row['maintenance_start_at'] <= now < row['maintenance_end_at']:
+                status = 'maintenance'
+        record = {'id': row['id']}
+        for key in MONITOR_FIELDS:
+            record[key] = row[key]
+        for key in ('request_headers', 'alerts'):
+            record[key] = json.loads(row[key]) if row[key] else None
+        for key in ('maintenance_start_at', 'maintenance_end_at'):
+            record[key] = render_time(row[key])
+        record.update(status=status, created_at=render_time(row['created_at']), updated_at=render_time(row['updated_at']))
+        return record
+
+    def _validate_monitor(self, account_id, data, monitor_id, current=None):
+        """Validate monitor input for create (``monitor_id`` None) or update; returns the column values to set.
+
+        On update the rules are Laravel's ``sometimes``: a field is checked only when sent.  Runs before
+        the ownership check, so ``current`` may be None on update (a foreign or missing id).
+        """
+        creating = monitor_id is None
+        errors = Errors()
+        form = Input(data, errors)
+        values = {}
+
+        def sent(key):
+            return creating or form.present(key)
+
+        if sent('name'):
+            values['name'] = form.text('name', max_length=128, required=True)
+            if values['name'] is not None:
+                clash = self.db.execute('SELECT id FROM monitors WHERE account_id = ? AND name = ? AND id != ?',
+                                        (account_id, values['name'], monitor_id or 0)).fetchone()
+                if clash:
+                    errors.add('name', 'The name has already been taken.')
+        if sent('url'):
+            values['url'] = form.text('url', max_length=2048, required=True)
+            if values['url'] is not None and not valid_url(values['url']):
+                errors.add('url', 'The url must be a valid URL.')
+        if sent('interval'):
+            values['interval'] = form.integer_choice('interval', INTERVALS, required=True)
+        if sent('alert_condition'):
+            values['alert_condition'] = form.choice('alert_condition', ALERT_CONDITIONS, required=True)
+        if sent('request_method'):
+            values['request_method'] = form.choice('request_method', REQUEST_METHODS, required=True)
+        if form.present('alert_text_lookup'):
+            values['alert_text_lookup'] = form.text('alert_text_lookup', max_length=255)
+        self._check_text_lookup(data, values, errors, current)
+
+        def check_header(prefix, key, value):
+            return {'key': form.pair_text(prefix + '.key', key, 128), 'value': form.pair_text(prefix + '.value', value, 256)}
+
+        headers_sent, headers = form.pairs('request_headers', check_header)
+        if headers_sent:
+            values['request_headers'] = headers
+
+        for key, other in (('request_auth_username', 'request_auth_password'), ('request_auth_password', 'request_auth_username')):
+            if form.present(key):
+                values[key] = form.text(key, max_length=255)
+            if data.get(other) is not None and data.get(key) is None:
+                errors.add(key, 'The %s field is required when %s is present.' % (attribute(key), attribute(other)))
+
+        if form.present('cache_buster'):
+            values['cache_buster'] = form.boolean('cache_buster')
+        for key in ('ssl_alert_days', 'domain_alert_days'):
+            if form.present(key):
+                values[key] = form.integer_choice(key, ALERT_DAYS)
+
+        self._check_maintenance(form, values, errors)
+
+        alerts_sent, alerts = form.pairs('alerts', lambda prefix, key, value: self._check_alert(form, prefix, key, value))
+        if alerts_sent:
+            values['alerts'] = alerts
+
+        errors.raise_if_any()
+        return values
+
+    @staticmethod
+    def _check_text_lookup(data, values, errors, current):
+        """``alert_text_lookup`` is required unless the (sent or stored) condition is ``url_unavailable``."""
+        if 'alert_condition' in values:
+            condition = values['alert_condition']
+        elif current is not None:
+            condition = current['alert_condition']
+        else:
+            condition = None
+        if condition not in ('url_text', 'url_no_text') or errors.has('alert_text_lookup'):
+            return
+        if 'alert_text_lookup' in data:
+            lookup = values.get('alert_text_lookup')
+        else:
+            lookup = current['alert_text_lookup'] if current is not None else None
+        if lookup is None:
+            errors.add('alert_text_lookup', 'The alert text lookup field is required unless alert condition is in url_unavailable.')
+
+    @staticmethod
+    def _check_maintenance(form, values, errors):
+        """Both maintenance timestamps or neither, each ``Y-m-dTH:i:s``, start before end."""
+        start_key, end_key = 'maintenance_start_at', 'maintenance_end_at'
+        start = form.timestamp(start_key) if form.present(start_key) else None
+        end = form.timestamp(end_key) if form.present(end_key) else None
+        for key, other in ((start_key, end_key), (end_key, start_key)):
+            if form.data.get(other) is not None and form.data.get(key) is None:
+                errors.add(key, 'The %s field is required when %s is present.' % (attribute(key), attribute(other)))
+        if start is not None and end is not None and start >= end:
+            errors.add(start_key, 'The %s must be a date before %s.' % (attribute(start_key), attribute(end_key)))
+            errors.add(end_key, 'The %s must be a date after %s.' % (attribute(end_key), attribute(start_key)))
+        for key, value in ((start_key, start), (end_key, end)):
+            if form.present(key):
+                values[key] = value.strftime(INPUT_FORMAT) if value is not None else None
+
+    @staticmethod
+    def _check_alert(form, prefix, key, value):
+        """One alert channel: a known key and a value in that channel's format."""
+        key_name, value_name = prefix + '.key', prefix + '.value'
+        if key is None:
+            form.errors.add(key_name, 'The %s field is required.' % attribute(key_name))
+        elif key not in ALERT_CHANNELS:
+            form.errors.add(key_name, 'The selected %s is invalid.' % attribute(key_name))
+        if value is None:
+            form.errors.add(value_name, 'The %s field is required.' % attribute(value_name))
+        elif not isinstance(value, str):
+            form.errors.add(value_name, 'The %s must be a string.' % attribute(value_name))
+        elif key == 'email' and not EMAIL_PATTERN.fullmatch(value):
+            form.errors.add(value_name, 'The %s must be a valid email address.' % attribute(value_name))
+        elif key == 'sms' and (len(value) > 16 or not SMS_PATTERN.fullmatch(value)):
+            form.errors.add(value_name, 'The %s format is invalid.' % attribute(value_name))
+        elif key == 'telegram' and len(value) > 128:
+            form.errors.add(value_name, 'The %s must not be greater than 128 characters.' % attribute(value_name))
+        elif key in URL_CHANNELS and not valid_url(value, 256):
+            form.errors.add(value_name, 'The %s must be a valid URL.' % attribute(value_name))
+        return {'key': key, 'value': value}
+
+    # Incidents ---------------------------------------------------------------------------------
+
+    def list_incidents(self, account_id, query, default_per_page):
+        """The incident list with the filters of ``GET /api/v1/incidents``."""
+        where = ['i.account_id = ?']
+        args = [account_id]
+        search = query.get('search')
+        if search:
+            search_by = query.get('search_by')
+            column = {'cause': 'i.cause', 'comment': 'i.comment'}.get(search_by, 'm.name')
+            where.append('%s LIKE ?' % column)
+            args.append('%' + search + '%')
+        monitor_id = query.get('monitor_id')
+        if monitor_id not in (None, ''):
+            where.append('i.monitor_id = ?')
+            args.append(int(monitor_id) if INTEGER_PATTERN.fullmatch(monitor_id) else -1)
+        status = query.get('status')
+        if status == 'unresolved':
+            where.append('i.ended_at IS NULL AND i.acknowledged_at IS NULL')
+        elif status == 'acknowledged':
+            where.append('i.ended_at IS NULL AND i.acknowledged_at IS NOT NULL')
+        elif status == 'resolved':
+            where.append('i.ended_at IS NOT NULL')
+        direction = 'ASC' if query.get('sort') == 'asc' else 'DESC'
+        if query.get('sort_by') == 'started_at':
+            order = 'i.started_at %s, i.id %s' % (direction, direction)
+        else:
+            # Ongoing incidents (no ended_at) first when descending, last when ascending.
+            nulls = 'DESC' if direction == 'DESC' else 'ASC'
+            order = 'i.ended_at IS NULL %s, i.ended_at %s, i.id %s' % (nulls, direction, direction)
+        sql = 'SELECT i.* FROM incidents i JOIN monitors m ON m.id = i.monitor_id WHERE %s' % ' AND '.join(where)
+        with self.lock:
+            return self._page(sql, args, order, query, default_per_page, self._incident_record)
+
+    def get_incident(self, account_id, incident_id):
+        with self.lock:
+            row = self._incident_row(account_id, incident_id)
+            if row is None:
+                raise NotFound()
+            return self._incident_record(row)
+
+    def create_incident(self, account_id, data):
+        """Store an incident; returns the echo of the submitted fields."""
+        with self.lock, self._transaction():
+            errors = Errors()
+            form = Input(data, errors)
+            now = utcnow()
+            monitor = None
+            monitor_id = form.text('monitor_id', required=True)
+            if monitor_id is not None:
+                if not INTEGER_PATTERN.fullmatch(monitor_id):
+                    errors.add('monitor_id', 'The monitor id must be an integer.')
+                else:
+                    monitor = self._monitor_row(account_id, int(monitor_id))
+                    if monitor is None:
+                        errors.add('monitor_id', 'The selected monitor id is invalid.')
+            started = form.timestamp('started_at', required=True)
+            if started is not None and started > now:
+                errors.add('started_at', 'The started at must be a date before or equal to now.')
+            ended = form.timestamp('ended_at')
+            if ended is not None and started is not None and ended <= started:
+                errors.add('ended_at', 'The ended at must be a date after started at.')
+            if ended is not None and ended > now:
+                errors.add('ended_at', 'The ended at must be a date before or equal to now.')
+            acknowledged = form.timestamp('acknowledged_at')
+            cause = form.text('cause', max_length=255)
+            comment = form.text('comment', max_length=1024)
+            if monitor is not None:
+                last = self.db.execute('SELECT * FROM incidents WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT 1',
+                                       (monitor['id'],)).fetchone()
+                if last is not None and last['ended_at'] is None:
+                    errors.add('monitor_id', 'The monitor already has an ongoing incident.')
+                elif last is not None and started is not None and started <= parse_time(last['ended_at']):
+                    errors.add('started_at', 'The started at must be a date after %s.' % last['ended_at'].replace('T', ' '))
+            errors.raise_if_any()
+
+            stamp = now.strftime(INPUT_FORMAT)
+            cursor = self.db.execute(
+                'INSERT INTO incidents (account_id, monitor_id, cause, comment, started_at, acknowledged_at, ended_at, created_at, updated_at)'
+                ' VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+                (account_id, monitor['id'], cause, comment, started.strftime(INPUT_FORMAT),
+                 acknowledged.strftime(INPUT_FORMAT) if acknowledged else None,
+                 ended.strftime(INPUT_FORMAT) if ended else None, stamp, stamp))
+            if ended is None and monitor['status'] != 'paused':
+                self.db.execute("UPDATE monitors SET status = 'offline' WHERE id = ?", (monitor['id'],))
+            echo = {key: data[key] for key in INCIDENT_FIELDS if key in data}
+            echo.update(updated_at=render_time(stamp), created_at=render_time(stamp), id=cursor.lastrowid)
+            return echo
+
+    def update_incident(self, account_id, incident_id, data):
+        """PUT an incident: cause/comment change, acknowledged_at/ended_at are write-once, started_at is ignored."""
+        with self.lock, self._transaction():
+            errors = Errors()
+            form = Input(data, errors)
+            if data.get('monitor_id') is not None:
+                errors.add('monitor_id', 'The monitor id field is prohibited.')
+            acknowledged = form.timestamp('acknowledged_at')
+            ended = form.timestamp('ended_at')
+            values = {}
+            for key, max_length in (('cause', 255), ('comment', 1024)):
+                if form.present(key):
+                    values[key] = form.text(key, max_length=max_length)
+            errors.raise_if_any()
+
+            current = self._incident_row(account_id, incident_id)
+            if current is None:
+                raise NotFound()
+            if acknowledged is not None and current['acknowledged_at'] is None:
+                values['acknowledged_at'] = acknowledged.strftime(INPUT_FORMAT)
+            if ended is not None and current['ended_at'] is None:
+                if ended <= parse_time(current['started_at']):
+                    errors.add('ended_at', 'The ended at must be a date after started at.')
+                elif ended > utcnow():
+                    errors.add('ended_at', 'The ended at must be a date before or equal to now.')
+                values['ended_at'] = ended.strftime(INPUT_FORMAT)
+            errors.raise_if_any()
+
+            changed = {key: value for key, value in values.items() if current[key] != value}
+            if changed:
+                changed['updated_at'] = utcnow().strftime(INPUT_FORMAT)
+                assignments = ', '.join('%s = ?' % key for key in sorted(changed))
+                self.db.execute('UPDATE incidents SET %s WHERE id = ?' % assignments, [changed[key] for key in sorted(changed)] + [incident_id])
+            if 'ended_at' in changed:
+                self.db.execute("UPDATE monitors SET status = 'online' WHERE id = ? AND status != 'paused'", (current['monitor_id'],))
+            return self._incident_record(self._incident_row(account_id, incident_id))
+
+    def delete_incident(self, account_id, incident_id):
+        """Delete an incident; an ongoing one sends its monitor back to ``pending``."""
+        with self.lock, self._transaction():
+            row = self._incident_row(account_id, incident_id)
+            if row is None:
+                raise NotFound()
+            self.db.execute('DELETE FROM incidents WHERE id = ?', (incident_id,))
+            if row['ended_at'] is None:
+                self.db.execute("UPDATE monitors SET status = 'pending' WHERE id = ? AND status != 'paused'", (row['monitor_id'],))
+
+    def _incident_row(self, account_id, incident_id):
+        if incident_id is None:
+            return None
+        return self.db.execute('SELECT * FROM incidents WHERE id = ? AND account_id = ?', (incident_id, account_id)).fetchone()
+
+    def _incident_record(self, row):
+        """The incident as the service returns it: derived status, the whole monitor nested, no monitor_id."""
+        monitor = self._monitor_record(self.db.execute('SELECT * FROM monitors WHERE id = ?', (row['monitor_id'],)).fetchone())
+        if row['ended_at']:
+            status = 'resolved'
+        elif row['acknowledged_at']:
+            status = 'acknowledged'
+        else:
+            status = 'unresolved'
+        duration = None
+        if row['ended_at']:
+            duration = int((parse_time(row['ended_at']) - parse_time(row['started_at'])).total_seconds())
+        return {
+            'id': row['id'],
+            'status': status,
+            'monitor': monitor,
+            'url': monitor['url'],
+            'cause': row['cause'],
+            'comment': row['comment'],
+            'duration': duration,
+            'acknowledged_at': render_time(row['acknowledged_at']),
+            'started_at': render_time(row['started_at']),
+            'ended_at': render_time(row['ended_at']),
+            'created_at': render_time(row['created_at']),
+            'updated_at': render_time(row['updated_at']),
+        }
+
+    # Paging ------------------------------------------------------------------------------------
+
+    def _page(self, sql, args, order, query, default_per_page, render):
+        """Run a list query for the requested ``page``; ``per_page`` outside the choices falls back to the default."""
+        per_page = query.get('per_page', '')
+        per_page = int(per_page) if per_page in [str(choice) for choice in PER_PAGE_CHOICES] else default_per_page
+        page = query.get('page', '')
+        page = max(int(page), 1) if INTEGER_PATTERN.fullmatch(page) else 1
+        total = self.db.execute('SELECT COUNT(*) FROM (%s)' % sql, args).fetchone()[0]
+        rows = self.db.execute('%s ORDER BY %s LIMIT ? OFFSET ?' % (sql, order), args + [per_page, (page - 1) * per_page]).fetchall()
+        return Page([render(row) for row in rows], total, page, per_page)
+
+
+class _Transaction:
+    """BEGIN on enter, COMMIT on success, ROLLBACK on any exception."""
+
+    def __init__(self, db):
+        self.db = db
+
+    def __enter__(self):
+        self.db.execute('BEGIN')
+        return self.db
+
+    def __exit__(self, exc_type, exc, traceback):
+        self.db.execute('ROLLBACK' if exc_type else 'COMMIT')
+        return False
