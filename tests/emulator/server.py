@@ -1,0 +1,650 @@
+"""HTTP emulator of the phpUptime API (``/api/v1``) for tests and demos.
+
+Run it with ``python tests/emulator/server.py --port 0 --api-key KEY``; it prints one line
+``READY http://HOST:PORT`` once it listens.  Besides the service API it offers control endpoints under
+``/_emulator`` (no authentication, JSON in and out) to read the request log, inject faults, switch the
+rate limit on, assign monitors to status pages and turn on response quirks.  See tests/emulator/README.md.
+
+Only the Python standard library is used, so the emulator runs from a bare checkout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import signal
+import socket
+import sys
+import threading
+import time
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+try:
+    from . import store as store_module
+except ImportError:  # run as a script: tests/emulator is sys.path[0]
+    import store as store_module  # type: ignore[no-redef]
+
+API_PREFIX = '/api/v1'
+CONTROL_PREFIX = '/_emulator'
+FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop')
+FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200}
+MONITOR_LIST_PARAMS = ('search', 'search_by', 'status_page_id', 'sort_by', 'sort', 'per_page')
+INCIDENT_LIST_PARAMS = ('search', 'search_by', 'monitor_id', 'status', 'sort_by', 'sort', 'per_page')
+JSON_TYPE = 'application/json'
+HTML_TYPE = 'text/html; charset=UTF-8'
+
+LOGIN_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Login - phpUptime</title></head>
+<body><form method="POST" action="/login"><input type="email" name="email"><input type="password" name="password">
+<button type="submit">Login</button></form></body></html>
+"""
+
+ERROR_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>%(code)d %(reason)s</title></head>
+<body><h1>%(code)d %(reason)s</h1><p>The server could not handle the request.</p></body></html>
+"""
+
+
+class Response:
+    """A complete HTTP answer before it is written (so a fault can still replace it)."""
+
+    def __init__(self, status, body=b'', content_type=JSON_TYPE, headers=None):
+        self.status = int(status)
+        self.body = body
+        self.content_type = content_type
+        self.headers = list(headers or [])
+
+    @classmethod
+    def json(cls, status, payload, headers=None):
+        return cls(status, json.dumps(payload).encode('utf-8'), JSON_TYPE, headers)
+
+    @classmethod
+    def html(cls, status, text, headers=None):
+        return cls(status, text.encode('utf-8'), HTML_TYPE, headers)
+
+    @classmethod
+    def message(cls, status, message, with_status=True):
+        payload = {'message': message}
+        if with_status:
+            payload['status'] = int(status)
+        return cls.json(status, payload)
+
+
+class RateLimiter:
+    """Fixed-window request counter per client key, like Laravel's ``throttle`` middleware."""
+
+    def __init__(self, per_window=0, window_seconds=60):
+        self.lock = threading.Lock()
+        self.per_window = per_window
+        self.window_seconds = window_seconds
+        self.windows = {}
+
+    def configure(self, per_window, window_seconds):
+        with self.lock:
+            self.per_window = per_window
+            self.window_seconds = window_seconds
+            self.windows = {}
+
+    def settings(self):
+        return {'per_minute': self.per_window, 'window_seconds': self.window_seconds}
+
+    def clear(self):
+        with self.lock:
+            self.windows = {}
+
+    def hit(self, key):
+        """Count one request; returns None when off, else ``(allowed, headers)``."""
+        with self.lock:
+            if not self.per_window:
+                return None
+            now = time.monotonic()
+            start, count = self.windows.get(key, (now, 0))
+            if now - start >= self.window_seconds:
+                start, count = now, 0
+            headers = [('X-RateLimit-Limit', str(self.per_window))]
+            if count >= self.per_window:
+                retry_after = max(1, math.ceil(self.window_seconds - (now - start)))
+                headers += [('X-RateLimit-Remaining', '0'), ('Retry-After', str(retry_after)),
+                            ('X-RateLimit-Reset', str(int(time.time()) + retry_after))]
+                return False, headers
+            self.windows[key] = (start, count + 1)
+            headers.append(('X-RateLimit-Remaining', str(self.per_window - count - 1)))
+            return True, headers
+
+
+class Faults:
+    """Queue of injected faults; each matching request consumes one count of the first matching fault."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.queue = []
+
+    @staticmethod
+    def normalise(spec):
+        """Check a fault spec from ``POST /_emulator/faults`` and fill in its defaults."""
+        if not isinstance(spec, dict):
+            raise ValueError('a fault is a JSON object')
+        kind = spec.get('kind')
+        if kind not in FAULT_KINDS:
+            raise ValueError('kind must be one of %s' % ', '.join(FAULT_KINDS))
+        fault = {
+            'kind': kind,
+            'count': int(spec.get('count', 1)),
+            'method': spec.get('method').upper() if spec.get('method') else None,
+            'path': spec.get('path') or None,
+            'when': spec.get('when', 'before'),
+        }
+        if fault['count'] < 1:
+            raise ValueError('count must be at least 1')
+        if fault['when'] not in ('before', 'after'):
+            raise ValueError('when must be "before" or "after"')
+        if kind in FAULT_DEFAULT_STATUS:
+            fault['status'] = int(spec.get('status') or FAULT_DEFAULT_STATUS[kind])
+            if not 100 <= fault['status'] <= 599:
+                raise ValueError('status must be an HTTP status code')
+            explicit = 'status' in spec and spec['status'] is not None
+            fault['explicit_status'] = explicit
+        retry_after = spec.get('retry_after')
+        if retry_after is None and fault.get('status') == 429:
+            retry_after = 1
+        fault['retry_after'] = int(retry_after) if retry_after is not None else None
+        if kind == 'delay':
+            fault['seconds'] = float(spec.get('seconds', 3))
+        return fault
+
+    def add(self, spec):
+        fault = self.normalise(spec)
+        with self.lock:
+            self.queue.append(fault)
+        return fault
+
+    def take(self, method, path):
+        """Consume one count of the first fault matching the request, or return None."""
+        with self.lock:
+            for fault in self.queue:
+                if fault['method'] and fault['method'] != method:
+                    continue
+                if fault['path'] and not path.startswith(fault['path']):
+                    continue
+                fault['count'] -= 1
+                if fault['count'] == 0:
+                    self.queue.remove(fault)
+                return dict(fault)
+            return None
+
+    def pending(self):
+        with self.lock:
+            return [dict(fault) for fault in self.queue]
+
+    def clear(self):
+        with self.lock:
+            self.queue = []
+
+
+class RequestLog:
+    """Every service request (not the control endpoints) with its outcome."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.entries = []
+        self.seq = 0
+
+    def start(self, **fields):
+        with self.lock:
+            self.seq += 1
+            entry = {'seq': self.seq}
+            entry.update(fields)
+            entry.update(status=None, app_status=None, fault=None, fault_when=None, account=None, api_key=None)
+            self.entries.append(entry)
+            return entry
+
+    def snapshot(self):
+        with self.lock:
+            return [dict(entry) for entry in self.entries]
+
+    def clear(self, restart=False):
+        """Forget the entries; ``restart`` also numbers the next request 1 again."""
+        with self.lock:
+            self.entries = []
+            if restart:
+                self.seq = 0
+
+
+def stringly(value):
+    """The ``stringly`` quirk: ints as strings, {key, value} lists as objects keyed by position, empty lists as null."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: stringly(item) for key, item in value.items()}
+    if isinstance(value, list):
+        if not value:
+            return None
+        if all(isinstance(item, dict) and set(item) == {'key', 'value'} for item in value):
+            return {str(index): stringly(item) for index, item in enumerate(value)}
+        return [stringly(item) for item in value]
+    return value
+
+
+class Emulator:
+    """Everything the request handlers share: store, accounts, log, faults, rate limit and quirks."""
+
+    def __init__(self, store, api_keys, no_api_keys, default_per_page=100, rate_limit=0, window_seconds=60):
+        self.store = store
+        self.default_per_page = default_per_page
+        self.initial_rate_limit = (rate_limit, window_seconds)
+        self.rate_limiter = RateLimiter(rate_limit, window_seconds)
+        self.faults = Faults()
+        self.log = RequestLog()
+        self.quirks = {}
+        self.key_index = {}
+        for index, key in enumerate(list(api_keys) + list(no_api_keys)):
+            store.ensure_account(key, api_access=key not in no_api_keys)
+            self.key_index[key] = index
+
+    def reset(self):
+        """Back to a clean start: no records, log, faults, counters or quirks; rate limit as on the command line."""
+        self.store.reset()
+        self.log.clear(restart=True)
+        self.faults.clear()
+        self.rate_limiter.configure(*self.initial_rate_limit)
+        self.quirks = {}
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One request: control endpoint, or service request through faults, auth, rate limit and routing."""
+
+    protocol_version = 'HTTP/1.1'
+    server: 'EmulatorServer'
+
+    def do_GET(self):  # pylint: disable=invalid-name
+        self.handle_request()
+
+    do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
+
+    def log_message(self, format, *args):  # pylint: disable=redefined-builtin
+        if self.server.verbose:
+            super().log_message(format, *args)
+
+    def version_string(self):
+        return 'nginx'
+
+    @property
+    def emulator(self):
+        return self.server.emulator
+
+    # Entry point ---------------------------------------------------------------------------------
+
+    def handle_request(self):
+        self.close_connection = True
+        split = urlsplit(self.path)
+        path, query = split.path, split.query
+        try:
+            body = self.read_body()
+        except (OSError, ValueError):
+            return
+        if path == CONTROL_PREFIX or path.startswith(CONTROL_PREFIX + '/'):
+            self.send(self.control(path, body))
+            return
+
+        raw_form = dict(parse_qsl(body, keep_blank_values=True))
+        entry = self.emulator.log.start(method=self.command, path=path, query=query, url=self.path, form=raw_form,
+                                        headers=dict(self.headers.items()), time=time.time())
+        fault = self.emulator.faults.take(self.command, path)
+        if fault and fault['kind'] == 'delay':
+            time.sleep(fault['seconds'])
+            entry.update(fault='delay', fault_when='before')
+            fault = None
+        if fault and fault['when'] == 'before':
+            self.send_fault(fault, entry, None)
+            return
+        try:
+            response = self.service(path, query, body, entry)
+        except Exception as exc:  # pylint: disable=broad-except  # the real service answers 500 too
+            self.log_error('internal error: %r', exc)
+            response = Response.message(500, 'Server Error')
+        entry['app_status'] = response.status
+        if fault:
+            self.send_fault(fault, entry, response)
+        else:
+            entry['status'] = response.status
+            self.send(response)
+
+    def read_body(self):
+        if self.headers.get('Transfer-Encoding', '').lower() == 'chunked':
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().split(b';')[0].strip() or b'0', 16)
+                if size == 0:
+                    self.rfile.readline()
+                    break
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+            return b''.join(chunks).decode('utf-8', 'replace')
+        length = int(self.headers.get('Content-Length') or 0)
+        return self.rfile.read(length).decode('utf-8', 'replace') if length else ''
+
+    # Writing -------------------------------------------------------------------------------------
+
+    def send(self, response, declared_length=None, body=None):
+        """Write a response; ``declared_length`` / ``body`` let the truncation fault lie about the length."""
+        body = response.body if body is None else body
+        try:
+            self.send_response(response.status)
+            self.send_header('Content-Type', response.content_type)
+            self.send_header('Content-Length', str(len(response.body) if declared_length is None else declared_length))
+            self.send_header('Cache-Control', 'no-cache, private')
+            for name, value in response.headers:
+                self.send_header(name, value)
+            self.send_header('Connection', 'close')
+            self.end_headers()
+            self.wfile.write(body)
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (e.g. after a delay fault)
+
+    def drop(self):
+        """Close the connection without an answer."""
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def send_fault(self, fault, entry, response):
+        """Answer with the fault instead of ``response`` (None when the request was not processed)."""
+        kind = fault['kind']
+        entry['fault'] = kind
+        entry['fault_when'] = fault['when']
+        if kind == 'drop':
+            self.drop()
+            return
+        original = response.body if response is not None else json.dumps({'data': {'id': 1, 'name': 'x' * 64}, 'status': 200}).encode()
+        status = fault['status']
+        if kind in ('badjson', 'truncated') and response is not None and not fault['explicit_status']:
+            status = response.status
+        headers = [('Retry-After', str(fault['retry_after']))] if fault['retry_after'] is not None else []
+        entry['status'] = status
+        if kind == 'status':
+            reason = 'Too Many Attempts.' if status == 429 else ('Server Error' if status == 500 else _reason(status))
+            self.send(Response.json(status, {'message': reason, 'status': status}, headers))
+        elif kind == 'html':
+            self.send(Response.html(status, ERROR_PAGE % {'code': status, 'reason': _reason(status)}, headers))
+        elif kind == 'badjson':
+            self.send(Response(status, original[:max(1, len(original) // 2)], JSON_TYPE, headers))
+        elif kind == 'truncated':
+            self.send(Response(status, original, JSON_TYPE, headers), body=original[:len(original) // 2])
+            self.drop()
+
+    # Service -------------------------------------------------------------------------------------
+
+    def service(self, path, query, body, entry):
+        """Authenticate, rate-limit and route a service request."""
+        if path == '/login' and self.command == 'GET':
+            return Response.html(200, LOGIN_PAGE)
+        if not path.startswith(API_PREFIX + '/'):
+            return Response.html(404, ERROR_PAGE % {'code': 404, 'reason': 'Not Found'})
+
+        account = None
+        authorization = self.headers.get('Authorization', '')
+        match = re.fullmatch(r'Bearer\s+(\S+)', authorization.strip(), re.IGNORECASE)
+        if match and match.group(1) in self.emulator.key_index:
+            account = self.emulator.store.account_for_key(match.group(1))
+            entry['account'] = self.emulator.key_index[match.group(1)]
+            entry['api_key'] = match.group(1)
+
+        limited = self.emulator.rate_limiter.hit('account:%d' % account['id'] if account else 'ip:%s' % self.client_address[0])
+        rate_headers = limited[1] if limited else []
+        if limited and not limited[0]:
+            response = Response.message(429, 'Too Many Attempts.')
+        elif account is None:
+            if self.wants_json():
+                response = Response.message(401, 'Unauthenticated.', with_status=False)
+            else:
+                response = Response.html(302, '<!DOCTYPE html><html><body>Redirecting to /login</body></html>', [('Location', '/login')])
+        elif not account['api_access']:
+            response = Response.message(403, "You don't have access to this feature.")
+        else:
+            response = self.route(account['id'], path, query, body)
+        response.headers.extend(rate_headers)
+        return response
+
+    def wants_json(self):
+        """Laravel's ``expectsJson()`` as far as API clients are concerned: the first accepted type is JSON."""
+        accept = self.headers.get('Accept', '').split(',')[0].strip().lower()
+        return '/json' in accept or '+json' in accept
+
+    def route(self, account_id, path, query, body):
+        routes = (
+            (r'/status', {'GET': self.api_status}),
+            (r'/monitors', {'GET': self.monitor_list, 'POST': self.monitor_store}),
+            (r'/monitors/([^/]+)', {'GET': self.monitor_show, 'PUT': self.monitor_update, 'PATCH': self.monitor_update,
+                                    'DELETE': self.monitor_delete}),
+            (r'/incidents', {'GET': self.incident_list, 'POST': self.incident_store}),
+            (r'/incidents/([^/]+)', {'GET': self.incident_show, 'PUT': self.incident_update, 'DELETE': self.incident_delete}),
+        )
+        for pattern, methods in routes:
+            match = re.fullmatch(re.escape(API_PREFIX) + pattern, path)
+            if not match:
+                continue
+            handler = methods.get(self.command)
+            if handler is None:
+                allowed = ', '.join(list(methods) + (['HEAD'] if 'GET' in methods else []))
+                return Response.message(405, 'The %s method is not supported for route %s. Supported methods: %s.'
+                                        % (self.command, path.lstrip('/'), allowed))
+            args = [account_id]
+            if match.groups():
+                args.append(int(match.group(1)) if match.group(1).isdigit() else None)
+            try:
+                return handler(*args, query=dict(parse_qsl(query, keep_blank_values=True)), form=store_module.decode_form(body))
+            except store_module.ValidationError as exc:
+                return Response.json(422, {'message': exc.messages, 'status': 422})
+            except store_module.NotFound:
+                return Response.message(404, 'Resource not found.')
+        return Response.message(404, 'Resource not found.')
+
+    def record(self, data, status=200):
+        if self.emulator.quirks.get('stringly'):
+            data = stringly(data)
+        return Response.json(status, {'data': data, 'status': status})
+
+    def created(self, data):
+        status = 200 if self.emulator.quirks.get('create_200') else 201
+        return self.record(data, status)
+
+    def deleted(self, record_id, kind):
+        record_id = str(record_id) if self.emulator.quirks.get('stringly') else record_id
+        return Response.json(200, {'id': record_id, 'object': kind, 'deleted': True, 'status': 200})
+
+    def listing(self, page, params):
+        """The paginated list envelope with ``links`` and ``meta`` like a Laravel resource collection."""
+        base = 'http://%s%s' % (self.headers.get('Host') or '%s:%d' % self.server.server_address[:2], urlsplit(self.path).path)
+        kept = [(key, value) for key, value in parse_qsl(urlsplit(self.path).query, keep_blank_values=True) if key in params]
+        kept = list(dict(kept).items())
+        last_page = max(1, math.ceil(page.total / page.per_page))
+
+        def link(number):
+            if number is None:
+                return None
+            return base + '?' + urlencode(kept + [('page', number)])
+
+        records = [stringly(record) for record in page.records] if self.emulator.quirks.get('stringly') else page.records
+        offset = (page.page - 1) * page.per_page
+        return Response.json(200, {
+            'data': records,
+            'links': {
+                'first': link(1),
+                'last': link(last_page),
+                'prev': link(page.page - 1) if page.page > 1 else None,
+                'next': link(page.page + 1) if page.page < last_page else None,
+            },
+            'meta': {
+                'current_page': page.page,
+                'from': offset + 1 if page.records else None,
+                'last_page': last_page,
+                'path': base,
+                'per_page': page.per_page,
+                'to': offset + len(page.records) if page.records else None,
+                'total': page.total,
+            },
+            'status': 200,
+        })
+
+    def api_status(self, account_id, query, form):  # pylint: disable=unused-argument
+        return Response.message(200, 'Online.')
+
+    def monitor_list(self, account_id, query, form):  # pylint: disable=unused-argument
+        page = self.emulator.store.list_monitors(account_id, query, self.emulator.default_per_page)
+        return self.listing(page, MONITOR_LIST_PARAMS)
+
+    def monitor_show(self, account_id, monitor_id, query, form):  # pylint: disable=unused-argument
+        return self.record(self.emulator.store.get_monitor(account_id, monitor_id))
+
+    def monitor_store(self, account_id, query, form):  # pylint: disable=unused-argument
+        return self.created(self.emulator.store.create_monitor(account_id, form))
+
+    def monitor_update(self, account_id, monitor_id, query, form):  # pylint: disable=unused-argument
+        return self.record(self.emulator.store.update_monitor(account_id, monitor_id, form))
+
+    def monitor_delete(self, account_id, monitor_id, query, form):  # pylint: disable=unused-argument
+        self.emulator.store.delete_monitor(account_id, monitor_id)
+        return self.deleted(monitor_id, 'monitor')
+
+    def incident_list(self, account_id, query, form):  # pylint: disable=unused-argument
+        page = self.emulator.store.list_incidents(account_id, query, self.emulator.default_per_page)
+        return self.listing(page, INCIDENT_LIST_PARAMS)
+
+    def incident_show(self, account_id, incident_id, query, form):  # pylint: disable=unused-argument
+        return self.record(self.emulator.store.get_incident(account_id, incident_id))
+
+    def incident_store(self, account_id, query, form):  # pylint: disable=unused-argument
+        return self.created(self.emulator.store.create_incident(account_id, form))
+
+    def incident_update(self, account_id, incident_id, query, form):  # pylint: disable=unused-argument
+        return self.record(self.emulator.store.update_incident(account_id, incident_id, form))
+
+    def incident_delete(self, account_id, incident_id, query, form):  # pylint: disable=unused-argument
+        self.emulator.store.delete_incident(account_id, incident_id)
+        return self.deleted(incident_id, 'incident')
+
+    # Control endpoints ---------------------------------------------------------------------------
+
+    def control(self, path, body):
+        """``/_emulator/...``: test support, JSON in and out, never logged or faulted."""
+        try:
+            payload = json.loads(body) if body.strip() else {}
+        except ValueError:
+            return Response.json(400, {'error': 'body is not JSON'})
+        emulator = self.emulator
+        action = (self.command, path[len(CONTROL_PREFIX):].rstrip('/') or '/')
+        try:
+            if action == ('GET', '/'):
+                return Response.json(200, {'emulator': 'phpUptime', 'accounts': len(emulator.key_index)})
+            if action == ('GET', '/log'):
+                return Response.json(200, {'requests': emulator.log.snapshot()})
+            if action == ('DELETE', '/log'):
+                emulator.log.clear()
+                return Response.json(200, {'cleared': True})
+            if action == ('POST', '/reset'):
+                emulator.reset()
+                return Response.json(200, {'reset': True})
+            if action == ('GET', '/faults'):
+                return Response.json(200, {'faults': emulator.faults.pending()})
+            if action == ('POST', '/faults'):
+                return Response.json(200, {'fault': emulator.faults.add(payload)})
+            if action == ('DELETE', '/faults'):
+                emulator.faults.clear()
+                return Response.json(200, {'cleared': True})
+            if action == ('GET', '/rate_limit'):
+                return Response.json(200, emulator.rate_limiter.settings())
+            if action == ('POST', '/rate_limit'):
+                emulator.rate_limiter.configure(int(payload.get('per_minute', 0)), float(payload.get('window_seconds', 60)))
+                return Response.json(200, emulator.rate_limiter.settings())
+            if action == ('POST', '/status_pages'):
+                account = emulator.store.account_for_key(payload.get('api_key'))
+                if account is None:
+                    return Response.json(400, {'error': 'unknown api_key'})
+                monitor_ids = [int(monitor_id) for monitor_id in payload.get('monitor_ids', [])]
+                emulator.store.set_status_page(account['id'], int(payload['id']), monitor_ids)
+                return Response.json(200, {'id': int(payload['id']), 'monitor_ids': monitor_ids})
+            if action == ('GET', '/quirks'):
+                return Response.json(200, emulator.quirks)
+            if action == ('POST', '/quirks'):
+                emulator.quirks.update({key: bool(value) for key, value in payload.items()})
+                return Response.json(200, emulator.quirks)
+        except (KeyError, TypeError, ValueError) as exc:
+            return Response.json(400, {'error': str(exc)})
+        except store_module.NotFound:
+            return Response.json(400, {'error': 'a monitor id does not belong to that account'})
+        return Response.json(404, {'error': 'no control endpoint %s %s' % action})
+
+
+def _reason(status):
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return 'Error'
+
+
+class EmulatorServer(ThreadingHTTPServer):
+    """Threading HTTP server that carries the shared emulator state."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address, emulator, verbose=False):
+        super().__init__(address, Handler)
+        self.emulator = emulator
+        self.verbose = verbose
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionError, socket.timeout)):
+            return
+        super().handle_error(request, client_address)
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description='Emulator of the phpUptime HTTP API for tests.')
+    parser.add_argument('--host', default='127.0.0.1', help='address to listen on (default 127.0.0.1)')
+    parser.add_argument('--port', type=int, default=8080, help='port to listen on; 0 picks a free one (default 8080)')
+    parser.add_argument('--db', default=':memory:', help='SQLite database file, or :memory: (default)')
+    parser.add_argument('--api-key', action='append', default=[], dest='api_keys', metavar='KEY',
+                        help='API key of an account with API access (repeatable; each key is its own account)')
+    parser.add_argument('--no-api-key', action='append', default=[], dest='no_api_keys', metavar='KEY',
+                        help='API key of an account whose plan has no API access (every request is a 403)')
+    parser.add_argument('--rate-limit', type=int, default=0, metavar='N', help='requests per minute per account, 0 = off (default)')
+    parser.add_argument('--default-per-page', type=int, default=100, help='page size when per_page is absent or invalid (default 100)')
+    parser.add_argument('--verbose', action='store_true', help='log each request to stderr')
+    args = parser.parse_args(argv)
+    if not args.api_keys and not args.no_api_keys:
+        parser.error('give at least one --api-key')
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    store = store_module.Store(args.db)
+    emulator = Emulator(store, args.api_keys, args.no_api_keys, default_per_page=args.default_per_page, rate_limit=args.rate_limit)
+    server = EmulatorServer((args.host, args.port), emulator, verbose=args.verbose)
+
+    def stop(signum, frame):  # pylint: disable=unused-argument
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    print('READY http://%s:%d' % (args.host, server.server_address[1]), flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+        store.close()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
