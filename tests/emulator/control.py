@@ -1,0 +1,288 @@
+"""Start, drive and inspect the phpUptime emulator from tests (``Emulator``) or from a shell.
+
+    with Emulator.start() as emu:
+        emu.api('POST', '/api/v1/monitors', data={'name': 'web', ...})
+        emu.fault('status', status=503)
+        print(emu.log())
+
+Shell use (the URL may also come from ``EMULATOR_URL``)::
+
+    python tests/emulator/control.py reset --url http://127.0.0.1:8080
+    python tests/emulator/control.py log --url http://127.0.0.1:8080
+    python tests/emulator/control.py fault drop --count 2 --when after --url ...
+
+Only the standard library is used (urllib), never the collection's own client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from urllib.parse import urlencode, urljoin
+
+SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'server.py')
+PRIMARY_KEY = 'test-key-primary'
+OTHER_KEY = 'test-key-other'
+NOPLAN_KEY = 'test-key-noplan'
+WRITE_METHODS = ('POST', 'PUT', 'PATCH', 'DELETE')
+
+
+class ApiResponse:
+    """What ``Emulator.api`` got back: ``status``, ``headers`` (case-insensitive), ``text`` and ``json``."""
+
+    def __init__(self, status, headers, text):
+        self.status = status
+        self.headers = headers
+        self.text = text
+
+    @property
+    def json(self):
+        return json.loads(self.text)
+
+    def __repr__(self):
+        return '<ApiResponse %d %s>' % (self.status, self.text[:200])
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Let tests see a 302 instead of following it."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def encode_form(data):
+    """Form-encode a dict the way the service expects.
+
+    Lists of dicts become indexed fields (``alerts[0][key]=...``), an empty list becomes the bare key
+    (``alerts=``, which clears the list), booleans become 1/0 and None an empty value.  A list of
+    ``(key, value)`` tuples is sent exactly as given.
+    """
+    if data is None:
+        return None
+    if isinstance(data, (list, tuple)):
+        pairs = list(data)
+    else:
+        pairs = []
+        for key, value in data.items():
+            if isinstance(value, (list, tuple)):
+                if not value:
+                    pairs.append((key, ''))
+                for index, item in enumerate(value):
+                    for sub_key, sub_value in item.items():
+                        pairs.append(('%s[%d][%s]' % (key, index, sub_key), _scalar(sub_value)))
+            else:
+                pairs.append((key, _scalar(value)))
+    return urlencode(pairs).encode('ascii')
+
+
+def _scalar(value):
+    if value is None:
+        return ''
+    if isinstance(value, bool):
+        return '1' if value else '0'
+    return str(value)
+
+
+class Emulator:
+    """A running emulator: its base ``url`` and, when started here, its process."""
+
+    def __init__(self, url, process=None, api_keys=(PRIMARY_KEY,)):
+        self.url = url.rstrip('/')
+        self.process = process
+        self.api_keys = tuple(api_keys)
+        # No proxy (the emulator is local) and no redirect following (tests check the 302 themselves).
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect)
+        self._stderr_lines = []
+
+    @classmethod
+    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(), timeout=15):
+        """Launch ``server.py`` on a free port and wait for its READY line."""
+        command = [sys.executable, SERVER, '--host', host, '--port', '0', '--db', db]
+        for key in api_keys:
+            command += ['--api-key', key]
+        for key in no_api_keys:
+            command += ['--no-api-key', key]
+        command += list(extra_args)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # pylint: disable=consider-using-with
+        lines = []
+        reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(timeout)
+        line = lines[0].strip() if lines else ''
+        if not line.startswith('READY '):
+            process.kill()
+            stderr = process.stderr.read()
+            raise RuntimeError('emulator did not start (%r): %s' % (line, stderr))
+        emulator = cls(line.split(' ', 1)[1], process, api_keys)
+        threading.Thread(target=emulator._drain_stderr, daemon=True).start()
+        return emulator
+
+    def _drain_stderr(self):
+        for line in self.process.stderr:
+            self._stderr_lines.append(line)
+
+    def stderr(self):
+        """What the server process wrote to stderr so far (errors, or the request log with --verbose)."""
+        return ''.join(self._stderr_lines)
+
+    def stop(self):
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.stop()
+
+    # Service API -------------------------------------------------------------------------------
+
+    def api(self, method, path, api_key=None, data=None, params=None, headers=None, accept_json=True, timeout=10):
+        """Send one request to the service API and return an ``ApiResponse`` (never raises on HTTP errors).
+
+        ``path`` is relative to the base URL or a full URL (e.g. ``links.next``).  ``api_key`` None uses the
+        first key, ``''`` sends no Authorization header.  ``data`` is form-encoded with ``encode_form``.
+        """
+        url = urljoin(self.url + '/', path.lstrip('/')) if not path.startswith('http') else path
+        if params:
+            url += ('&' if '?' in url else '?') + urlencode(params)
+        request_headers = {}
+        if accept_json:
+            request_headers['Accept'] = 'application/json'
+        key = self.api_keys[0] if api_key is None else api_key
+        if key:
+            request_headers['Authorization'] = 'Bearer %s' % key
+        body = encode_form(data)
+        if body is not None:
+            request_headers['Content-Type'] = 'application/x-www-form-urlencoded'
+        request_headers.update(headers or {})
+        request = urllib.request.Request(url, data=body, headers=request_headers, method=method.upper())
+        try:
+            with self._opener.open(request, timeout=timeout) as answer:
+                return ApiResponse(answer.status, answer.headers, answer.read().decode('utf-8'))
+        except urllib.error.HTTPError as error:
+            with error:
+                return ApiResponse(error.code, error.headers, error.read().decode('utf-8'))
+
+    # Control endpoints -------------------------------------------------------------------------
+
+    def _control(self, method, path, payload=None):
+        body = json.dumps(payload).encode('utf-8') if payload is not None else None
+        request = urllib.request.Request(self.url + '/_emulator' + path, data=body, method=method,
+                                         headers={'Content-Type': 'application/json'})
+        try:
+            with self._opener.open(request, timeout=10) as answer:
+                return json.loads(answer.read().decode('utf-8'))
+        except urllib.error.HTTPError as error:
+            with error:
+                raise RuntimeError('emulator control %s %s failed: %s' % (method, path, error.read().decode('utf-8'))) from None
+
+    def log(self):
+        """Every service request so far: dicts with seq, method, path, query, url, status, fault, account, form..."""
+        return self._control('GET', '/log')['requests']
+
+    def clear_log(self):
+        self._control('DELETE', '/log')
+
+    def writes(self):
+        """The logged requests that could change something (POST, PUT, PATCH, DELETE)."""
+        return [entry for entry in self.log() if entry['method'] in WRITE_METHODS]
+
+    def reset(self):
+        """Remove all records, the log, faults, rate-limit counters and quirks."""
+        self._control('POST', '/reset')
+
+    def fault(self, kind, count=1, **opts):
+        """Queue a fault: kind is status, html, badjson, truncated, delay or drop; see the README for opts."""
+        spec = {'kind': kind, 'count': count}
+        spec.update(opts)
+        return self._control('POST', '/faults', spec)['fault']
+
+    def faults(self):
+        return self._control('GET', '/faults')['faults']
+
+    def clear_faults(self):
+        self._control('DELETE', '/faults')
+
+    def rate_limit(self, per_minute, window_seconds=60):
+        """Allow ``per_minute`` requests per account per window (0 switches the limit off)."""
+        return self._control('POST', '/rate_limit', {'per_minute': per_minute, 'window_seconds': window_seconds})
+
+    def status_page(self, api_key, page_id, monitor_ids):
+        """Make ``monitor_ids`` the monitors of status page ``page_id`` of the account of ``api_key``."""
+        return self._control('POST', '/status_pages', {'api_key': api_key, 'id': page_id, 'monitor_ids': list(monitor_ids)})
+
+    def quirks(self, **flags):
+        """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
+        return self._control('POST', '/quirks', flags)
+
+    def wait_idle(self, timeout=5.0):
+        """Wait until no logged request is still in flight (useful after a client gave up on a delay)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if all(entry['status'] is not None or entry['fault'] == 'drop' for entry in self.log()):
+                return True
+            time.sleep(0.05)
+        return False
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description='Drive a running phpUptime emulator.')
+    parser.add_argument('--url', default=os.environ.get('EMULATOR_URL', 'http://127.0.0.1:8080'), help='base URL (default $EMULATOR_URL)')
+    # --url is accepted before or after the command.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument('--url', default=argparse.SUPPRESS, help='base URL (default $EMULATOR_URL)')
+    commands = parser.add_subparsers(dest='command', required=True)
+    commands.add_parser('reset', parents=[common], help='remove all records, the log and faults')
+    commands.add_parser('log', parents=[common], help='print the request log as JSON')
+    commands.add_parser('clear-log', parents=[common], help='empty the request log')
+    commands.add_parser('faults', parents=[common], help='print the queued faults as JSON')
+    commands.add_parser('clear-faults', parents=[common], help='remove the queued faults')
+    fault = commands.add_parser('fault', parents=[common], help='queue a fault')
+    fault.add_argument('kind', choices=('status', 'html', 'badjson', 'truncated', 'delay', 'drop'))
+    fault.add_argument('--count', type=int, default=1)
+    fault.add_argument('--status', type=int)
+    fault.add_argument('--retry-after', type=int)
+    fault.add_argument('--seconds', type=float)
+    fault.add_argument('--method')
+    fault.add_argument('--path')
+    fault.add_argument('--when', choices=('before', 'after'), default='before')
+    rate = commands.add_parser('rate-limit', parents=[common], help='set the rate limit (0 = off)')
+    rate.add_argument('per_minute', type=int)
+    rate.add_argument('--window-seconds', type=float, default=60)
+    args = parser.parse_args(argv)
+
+    emulator = Emulator(args.url)
+    if args.command == 'reset':
+        emulator.reset()
+    elif args.command == 'log':
+        print(json.dumps(emulator.log(), indent=2))
+    elif args.command == 'clear-log':
+        emulator.clear_log()
+    elif args.command == 'faults':
+        print(json.dumps(emulator.faults(), indent=2))
+    elif args.command == 'clear-faults':
+        emulator.clear_faults()
+    elif args.command == 'fault':
+        opts = {key: getattr(args, key) for key in ('status', 'retry_after', 'seconds', 'method', 'path') if getattr(args, key) is not None}
+        print(json.dumps(emulator.fault(args.kind, count=args.count, when=args.when, **opts)))
+    elif args.command == 'rate-limit':
+        print(json.dumps(emulator.rate_limit(args.per_minute, args.window_seconds)))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
