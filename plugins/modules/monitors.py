@@ -1,0 +1,360 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+module: monitors
+short_description: Sync many monitors of the uptime-monitoring service in one task
+version_added: 0.1.0
+description:
+  - Manages a whole list of monitors in one task, in the style of Ansible resource modules (O(state=merged),
+    V(replaced), V(overridden), V(deleted), V(gathered)).
+  - Reads every monitor of the account once (all pages, 100 monitors a page), compares in memory with the same
+    normalisation as M(uptime.monitoring.monitor), then sends only the writes that are needed, one request per
+    created, updated or deleted monitor, from a bounded pool of O(workers).
+  - A sync that changes nothing costs one request per 100 monitors of the account.
+  - Monitors are matched by their exact O(config[].name). A monitor cannot be renamed with this module; use
+    M(uptime.monitoring.monitor) with O(uptime.monitoring.monitor#module:id).
+  - When some writes fail, the others are still made and reported, and the task fails with the message of each
+    failed monitor. Running the task again finishes the job.
+author:
+  - uptime.monitoring contributors
+extends_documentation_fragment:
+  - uptime.monitoring.connection
+attributes:
+  check_mode:
+    support: full
+    description: Reads the account and returns the full plan (RV(changes), RV(summary), RV(after), the diff) without any write.
+  diff_mode:
+    support: full
+    description: Per monitor name, the before and after of the keys that change, with secrets masked.
+options:
+  config:
+    description:
+      - The monitors, each with the options of M(uptime.monitoring.monitor) (except C(id), C(state) and
+        C(update_password)).
+      - Required with every O(state) but V(gathered), where it must be left out.
+      - With O(state=deleted), only O(config[].name) is used.
+      - "With O(state=replaced) and O(state=overridden), O(config[].url) and O(config[].interval) are required and
+        every option left out goes back to its default: O(config[].alert_condition=url_unavailable),
+        O(config[].request_method=GET), O(config[].cache_buster=false), O(config[].pause=false),
+        O(config[].request_headers=[]) and O(config[].alerts=[]); O(config[].alert_text_lookup),
+        Basic authentication, O(config[].ssl_alert_days), O(config[].domain_alert_days) and the maintenance window
+        are cleared. These are the values of a monitor created without those options."
+    type: list
+    elements: dict
+    suboptions:
+      name:
+        description:
+          - Name of the monitor, unique in the account (1 to 128 characters). The key that matches a config entry to a monitor.
+        type: str
+        required: true
+      url:
+        description:
+          - URL to be monitored (http or https). Required to create a monitor.
+        type: str
+      interval:
+        description:
+          - Seconds between two checks. Required to create a monitor.
+        type: int
+        choices: [60, 180, 300, 600, 900, 1800, 3600]
+      alert_condition:
+        description:
+          - When to alert, see O(uptime.monitoring.monitor#module:alert_condition).
+        type: str
+        choices: [url_unavailable, url_text, url_no_text]
+      alert_text_lookup:
+        description:
+          - Text to look up in the response; required with the conditions V(url_text) and V(url_no_text).
+        type: str
+      request_method:
+        description:
+          - HTTP method of the check.
+        type: str
+        choices: [GET, POST, HEAD, PUT, DELETE, PATCH, OPTIONS]
+      request_headers:
+        description:
+          - Request headers of the check, compared without regard to order; values of sensitive headers are masked.
+        type: list
+        elements: dict
+        suboptions:
+          key:
+            description: Header name.
+            type: str
+            required: true
+          value:
+            description: Header value.
+            type: str
+            required: true
+      request_auth_username:
+        description:
+          - Username for Basic HTTP authentication, set together with O(config[].request_auth_password).
+        type: str
+      request_auth_password:
+        description:
+          - Password for Basic HTTP authentication, set together with O(config[].request_auth_username). Masked in every
+            result and diff.
+        type: str
+      cache_buster:
+        description:
+          - Whether the check adds a cache-busting query parameter.
+        type: bool
+      ssl_alert_days:
+        description:
+          - Days before the SSL certificate expires to alert.
+        type: int
+        choices: [0, 1, 2, 3, 7, 14, 30, 60]
+      domain_alert_days:
+        description:
+          - Days before the domain name expires to alert.
+        type: int
+        choices: [0, 1, 2, 3, 7, 14, 30, 60]
+      maintenance_start_at:
+        description:
+          - Start of the maintenance window, see O(uptime.monitoring.monitor#module:maintenance_start_at).
+        type: str
+      maintenance_end_at:
+        description:
+          - End of the maintenance window, after O(config[].maintenance_start_at).
+        type: str
+      alerts:
+        description:
+          - Alert channels, compared without regard to order; see O(uptime.monitoring.monitor#module:alerts).
+        type: list
+        elements: dict
+        suboptions:
+          key:
+            description: The channel.
+            type: str
+            required: true
+            choices: [email, webhook, slack, teams, discord, flock, telegram, sms]
+          value:
+            description: Where the channel sends the alert.
+            type: str
+            required: true
+      pause:
+        description:
+          - Whether the monitor is paused. A monitor created paused costs a second request (create, then pause).
+        type: bool
+        aliases: [paused]
+  state:
+    description:
+      - V(merged) creates the listed monitors that do not exist and updates the options given of those that do;
+        monitors not listed and options not given are left alone.
+      - V(replaced) sets the listed monitors to exactly their entry, options left out going back to their defaults
+        (see O(config)); monitors not listed are left alone.
+      - V(overridden) is V(replaced), and also deletes every monitor of the account that is not listed.
+        O(config=[]) deletes every monitor.
+      - V(deleted) deletes the listed monitors that exist.
+      - V(gathered) changes nothing and returns every monitor of the account in O(config) form (RV(gathered)).
+    type: str
+    choices: [merged, replaced, overridden, deleted, gathered]
+    default: merged
+  workers:
+    description:
+      - How many writes are sent at the same time (1 to 32), each worker with its own connection.
+      - When the service answers HTTP 429, the wait it asks for (C(Retry-After)) holds every worker, not only the one
+        that was refused.
+    type: int
+    default: 4
+notes:
+  - Basic authentication and sensitive header values cannot be exported by O(state=gathered) (the results mask them);
+    RV(gathered_omitted) names them. Add them back from a vault before using the export with O(state=replaced) or
+    O(state=overridden), or those states clear them.
+'''
+
+EXAMPLES = r'''
+- name: Create or update these monitors, leave the others alone
+  uptime.monitoring.monitors:
+    config:
+      - name: shop
+        url: https://shop.example.com/health
+        interval: 60
+        alerts:
+          - key: email
+            value: oncall@example.com
+      - name: blog
+        url: https://blog.example.com/
+        interval: 300
+
+- name: The account holds exactly these monitors (every other one is deleted)
+  uptime.monitoring.monitors:
+    state: overridden
+    config: "{{ monitors_from_inventory }}"
+
+- name: Show what a sync would do, without doing it
+  uptime.monitoring.monitors:
+    state: replaced
+    config: "{{ monitors_from_inventory }}"
+  check_mode: true
+  diff: true
+  register: plan
+
+- name: Delete two monitors
+  uptime.monitoring.monitors:
+    state: deleted
+    config:
+      - name: old-shop
+      - name: old-blog
+
+- name: Export the account
+  uptime.monitoring.monitors:
+    state: gathered
+  register: account
+
+- name: Save it as the config of a later sync
+  ansible.builtin.copy:
+    content: "{{ account.gathered | to_nice_yaml }}"
+    dest: monitors.yml
+    mode: '0600'
+'''
+
+RETURN = r'''
+before:
+  description:
+    - Every monitor of the account before the task, sorted by name, as in RV(uptime.monitoring.monitor#module:monitor),
+      secrets masked.
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+after:
+  description:
+    - Every monitor of the account after the task (in check mode, as it would be), sorted by name, secrets masked.
+    - Monitors whose write failed keep their RV(before) values.
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+summary:
+  description: Counts of the sync.
+  returned: when O(state) is not V(gathered)
+  type: dict
+  contains:
+    created:
+      description: Monitors created (in check mode, to create).
+      type: int
+    updated:
+      description: Monitors updated (in check mode, to update).
+      type: int
+    deleted:
+      description: Monitors deleted (in check mode, to delete).
+      type: int
+    unchanged:
+      description: Listed monitors that already matched (with O(state=deleted), listed monitors that did not exist).
+      type: int
+    failed:
+      description: Writes that failed.
+      type: int
+    not_attempted:
+      description: Writes not sent because an earlier one failed in a way every write would repeat (authentication,
+        no connection).
+      type: int
+    total:
+      description: Monitors in the account after the task.
+      type: int
+    requests:
+      description: HTTP requests this task sent, retries included.
+      type: int
+  sample:
+    created: 2
+    updated: 1
+    deleted: 0
+    unchanged: 997
+    failed: 0
+    not_attempted: 0
+    total: 1002
+    requests: 14
+changes:
+  description:
+    - One entry per monitor the task creates, updates or deletes (in check mode, would), in config order, then the
+      deletions of O(state=overridden).
+  returned: when O(state) is not V(gathered)
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Name of the monitor.
+      type: str
+    id:
+      description: Identifier of the monitor (null for a monitor check mode would create).
+      type: int
+    action:
+      description: V(create), V(update) or V(delete).
+      type: str
+    keys:
+      description: Options that change (for a create, the options set).
+      type: list
+      elements: str
+    before:
+      description: Values of those options before, secrets masked.
+      type: dict
+    after:
+      description: Values of those options after, secrets masked.
+      type: dict
+    status:
+      description: V(done), V(failed) or V(not attempted). Not returned in check mode.
+      type: str
+    msg:
+      description: Why the write failed.
+      type: str
+  sample:
+    - name: shop
+      id: 7
+      action: update
+      keys: [interval]
+      before: {name: shop, interval: 300}
+      after: {name: shop, interval: 60}
+      status: done
+gathered:
+  description:
+    - Every monitor of the account as a O(config) entry, sorted by name, unset options left out.
+    - Secrets cannot be exported; see RV(gathered_omitted).
+  returned: when O(state=gathered)
+  type: list
+  elements: dict
+  sample:
+    - name: shop
+      url: https://shop.example.com/health
+      interval: 60
+      alert_condition: url_unavailable
+      request_method: GET
+      request_headers: []
+      cache_buster: false
+      alerts: []
+      pause: false
+gathered_omitted:
+  description:
+    - Per monitor name, the options left out of RV(gathered) because they hold secrets.
+  returned: when O(state=gathered)
+  type: dict
+requests:
+  description: HTTP requests this task sent.
+  returned: when O(state=gathered)
+  type: int
+'''
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
+    MONITORS_ARGSPEC,
+    MonitorSync,
+    client_factory,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+
+
+def main():
+    module = UptimeModule(MONITORS_ARGSPEC)
+    sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'])
+
+    def action():
+        result = sync.run(module.params, module.hide)
+        if result.get('failed'):
+            module.ansible.fail_json(**result)
+        return result
+
+    module.run(action)
+
+
+if __name__ == '__main__':
+    main()

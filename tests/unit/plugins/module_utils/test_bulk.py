@@ -1,0 +1,372 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The bulk sync of monitors: planning in memory, then writing against the emulator."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
+    MONITORS_ARGSPEC,
+    RESET_VALUES,
+    MonitorSync,
+    RateGate,
+    client_factory,
+    config_argument_spec,
+    plan,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+
+OPTIONS = [field.name for field in MONITOR.fields]
+
+
+def entry(name, **values):
+    """A config entry as Ansible hands it over: every suboption present, unset ones None."""
+    full = dict.fromkeys(OPTIONS)
+    full.update(name=name, **values)
+    return full
+
+
+def web(name, **values):
+    values.setdefault('url', 'https://%s.example.com/' % name)
+    values.setdefault('interval', 300)
+    return entry(name, **values)
+
+
+def record(monitor_id, name, **values):
+    """A monitor as the service returns it (a few keys in the service's loose shapes)."""
+    base = {
+        'id': monitor_id, 'name': name, 'url': 'https://%s.example.com/' % name, 'interval': 300,
+        'alert_condition': 'url_unavailable', 'alert_text_lookup': None, 'request_method': 'GET',
+        'request_headers': None, 'request_auth_username': None, 'request_auth_password': None,
+        'cache_buster': 0, 'ssl_alert_days': None, 'domain_alert_days': None,
+        'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': None, 'status': 'online',
+    }
+    base.update(values)
+    return base
+
+
+def kinds(actions):
+    return {action.name: action.kind for action in actions}
+
+
+# -- description -------------------------------------------------------------
+
+
+def test_config_suboptions_are_the_monitor_options_with_name_required():
+    spec = config_argument_spec()
+    assert set(spec) == set(MONITOR.argument_spec())
+    assert spec['name']['required'] is True
+    for name, option in MONITOR.argument_spec().items():
+        if name != 'name':
+            assert spec[name] == option
+    assert MONITORS_ARGSPEC['config']['options'] == spec
+
+
+def test_replaced_defaults_are_those_of_a_monitor_created_without_the_option():
+    assert RESET_VALUES == {
+        'alert_condition': 'url_unavailable', 'alert_text_lookup': None, 'request_method': 'GET',
+        'request_headers': [], 'request_auth_username': None, 'request_auth_password': None,
+        'cache_buster': False, 'ssl_alert_days': None, 'domain_alert_days': None,
+        'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': [], 'pause': False,
+    }
+
+
+# -- planning ----------------------------------------------------------------
+
+
+def test_merged_plans_create_update_and_nothing_with_the_monitor_normalisation():
+    records = [
+        # Loose shapes: ints as strings, alerts keyed by position and in another order, a zoned timestamp.
+        record(1, 'same', interval='300', alerts={'1': {'key': 'sms', 'value': '+1'}, '0': {'key': 'email', 'value': 'a@b.io'}},
+               maintenance_start_at='2026-01-01T10:00:00.000000Z', maintenance_end_at='2026-01-01T11:00:00.000000Z'),
+        record(2, 'moved'),
+        record(3, 'untouched'),
+    ]
+    config = [
+        web('same', alerts=[{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '+1'}],
+            maintenance_start_at='2026-01-01T11:00:00+01:00', maintenance_end_at='2026-01-01T11:00:00'),
+        entry('moved', interval=60),
+        web('new', pause=True),
+    ]
+    actions = plan('merged', config, records)
+    assert kinds(actions) == {'same': 'none', 'moved': 'update', 'new': 'create'}
+    moved = actions[1]
+    assert moved.keys == ['interval']
+    assert moved.after['interval'] == 60 and moved.after['url'] == 'https://moved.example.com/'
+    assert actions[2].keys == ['name', 'url', 'interval', 'pause']
+
+
+def test_replaced_sets_left_out_options_back_to_their_defaults():
+    records = [record(1, 'shop', request_method='POST', cache_buster=1, ssl_alert_days=14, status='paused',
+                      alerts=[{'key': 'email', 'value': 'a@b.io'}], alert_condition='url_text', alert_text_lookup='OK',
+                      request_auth_username='u', request_auth_password='secret')]
+    actions = plan('replaced', [web('shop')], records)
+    assert actions[0].kind == 'update'
+    assert set(actions[0].keys) == {'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster',
+                                    'ssl_alert_days', 'alerts', 'pause', 'request_auth_username',
+                                    'request_auth_password'}
+    assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].keys)
+
+
+def test_replaced_of_a_monitor_already_at_its_defaults_changes_nothing():
+    assert kinds(plan('replaced', [web('shop')], [record(1, 'shop')])) == {'shop': 'none'}
+
+
+def test_replaced_needs_url_and_interval():
+    with pytest.raises(ValidationError) as caught:
+        plan('replaced', [entry('shop', interval=60)], [record(1, 'shop')])
+    assert caught.value.field == 'config[0].url'
+    assert "'shop'" in str(caught.value)
+
+
+def test_overridden_deletes_every_monitor_not_listed():
+    records = [record(1, 'keep'), record(2, 'drop'), record(3, 'also-drop')]
+    assert kinds(plan('overridden', [web('keep')], records)) == {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}
+
+
+def test_deleted_deletes_only_listed_monitors_that_exist():
+    records = [record(1, 'old'), record(2, 'other')]
+    assert kinds(plan('deleted', [entry('old'), entry('gone')], records)) == {'old': 'delete', 'gone': 'none'}
+
+
+def test_errors_name_the_config_entry():
+    config = [web('fine'), web('bad', alerts=[{'key': 'email', 'value': 'nope'}])]
+    with pytest.raises(ValidationError) as caught:
+        plan('merged', config, [])
+    assert caught.value.field == 'config[1].alerts[0].value'
+    assert "(monitor 'bad')" in str(caught.value)
+
+
+def test_a_monitor_to_create_needs_the_create_fields():
+    with pytest.raises(ValidationError) as caught:
+        plan('merged', [entry('new', interval=60)], [])
+    assert caught.value.field == 'config[0].url'
+
+
+def test_a_name_listed_twice_is_refused():
+    with pytest.raises(ValidationError) as caught:
+        plan('merged', [web('a'), web('b'), web('a')], [])
+    assert caught.value.field == 'config[2].name'
+    assert 'config[0]' in str(caught.value)
+
+
+def test_planning_registers_every_secret_it_sees():
+    hidden = []
+    records = [record(1, 'a', request_auth_username='u', request_auth_password='service-secret'),
+               record(2, 'b', request_headers=[{'key': 'X-Api-Token', 'value': 'header-secret'}])]
+    plan('overridden', [web('a', request_auth_username='u', request_auth_password='new-secret')], records, hidden.extend)
+    assert {'service-secret', 'new-secret', 'header-secret'} <= set(hidden)
+
+
+def test_change_reports_mask_secrets():
+    records = [record(1, 'a', request_auth_username='u', request_auth_password='old')]
+    actions = plan('merged', [entry('a', request_auth_username='u', request_auth_password='new')], records)
+    report = actions[0].report(check_mode=True)
+    assert report['keys'] == ['request_auth_password']
+    assert report['before']['request_auth_password'] == MASK
+    assert report['after']['request_auth_password'] == MASK + ' (changed)'
+    assert 'old' not in repr(report) and 'new' not in repr(report)
+
+
+# -- the shared wait ---------------------------------------------------------
+
+
+class FakeTime:
+    def __init__(self):
+        self.now = 100.0
+        self.slept = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_a_wait_asked_by_one_worker_holds_the_others():
+    fake = FakeTime()
+    gate = RateGate(sleep=fake.sleep, clock=fake.clock)
+    gate.wait()
+    assert fake.slept == []
+    gate.sleep(5)
+    assert fake.now == 105.0
+    fake.now = 101.0  # another worker, earlier in time, arrives at the gate
+    gate.wait()
+    assert fake.now == 105.0
+    gate.sleep(1)  # a shorter wait does not cut the longer one short
+    assert fake.now == 106.0
+
+
+# -- against the emulator ----------------------------------------------------
+
+
+def sync(emulator, check_mode=False, workers=4):
+    params = dict(api_url=emulator.url, api_key=emulator.api_keys[0], validate_certs=True, ca_path=None,
+                  timeout=10, retries=5)
+    return MonitorSync(UptimeClient(**params), client_factory(params), check_mode=check_mode, workers=workers)
+
+
+def run(emulator, state, config, **kwargs):
+    return sync(emulator, **kwargs).run(dict(state=state, config=config, workers=kwargs.get('workers', 4)), lambda values: None)
+
+
+def requests_by_method(emulator):
+    counts = {}
+    for logged in emulator.log():
+        counts[logged['method']] = counts.get(logged['method'], 0) + 1
+    return counts
+
+
+def fleet(count, **values):
+    return [web('m%03d' % number, **values) for number in range(count)]
+
+
+def test_one_read_then_one_write_a_monitor_then_nothing(emulator):
+    result = run(emulator, 'merged', fleet(120))
+    assert result['changed'] is True
+    assert result['summary']['created'] == 120
+    # Two pages of 100 (the account was empty: one page), one POST a monitor.
+    assert requests_by_method(emulator) == {'GET': 1, 'POST': 120}
+    assert result['summary']['requests'] == 121
+    emulator.clear_log()
+
+    again = run(emulator, 'merged', fleet(120))
+    assert again['changed'] is False
+    assert again['summary'] == dict(created=0, updated=0, deleted=0, unchanged=120, failed=0, not_attempted=0,
+                                    total=120, requests=2)
+    assert requests_by_method(emulator) == {'GET': 2}
+    assert all('per_page=100' in logged['query'] for logged in emulator.log())
+
+
+def test_updates_send_one_put_of_the_changed_keys(emulator):
+    run(emulator, 'merged', fleet(10))
+    emulator.clear_log()
+    config = fleet(10)
+    for item in config[:3]:
+        item['interval'] = 60
+    result = run(emulator, 'merged', config)
+    assert result['summary']['updated'] == 3
+    writes = emulator.writes()
+    assert [logged['method'] for logged in writes] == ['PUT'] * 3
+    assert all(logged['form'] == {'interval': '60'} for logged in writes)
+    changed = [change for change in result['changes'] if change['action'] == 'update']
+    assert {change['name'] for change in changed} == {'m000', 'm001', 'm002'}
+    assert all(change['keys'] == ['interval'] and change['status'] == 'done' for change in changed)
+    assert {view['name']: view['interval'] for view in result['after']}['m000'] == 60
+
+
+def test_loose_service_shapes_do_not_look_like_changes(emulator):
+    config = fleet(5, alerts=[{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '+1'}], ssl_alert_days=0)
+    run(emulator, 'merged', config)
+    emulator.quirks(stringly=True)
+    emulator.clear_log()
+    assert run(emulator, 'replaced', config)['changed'] is False
+    assert emulator.writes() == []
+
+
+def test_check_mode_plans_everything_and_writes_nothing(emulator):
+    run(emulator, 'merged', fleet(4))
+    emulator.clear_log()
+    config = fleet(3) + [web('new')]
+    config[0]['interval'] = 900
+    result = run(emulator, 'overridden', config, check_mode=True)
+    assert emulator.writes() == []
+    assert result['changed'] is True
+    assert {(change['name'], change['action']) for change in result['changes']} == {
+        ('m000', 'update'), ('new', 'create'), ('m003', 'delete')}
+    assert result['summary']['total'] == 4
+    assert {view['name'] for view in result['after']} == {'m000', 'm001', 'm002', 'new'}
+    assert result['diff']['before']['m000'] == {'name': 'm000', 'interval': 300}
+    assert result['diff']['after']['m000'] == {'name': 'm000', 'interval': 900}
+    assert 'm003' in result['diff']['before'] and 'm003' not in result['diff']['after']
+    assert 'new' in result['diff']['after'] and 'new' not in result['diff']['before']
+
+
+def test_a_failed_write_is_reported_and_a_rerun_finishes(emulator):
+    created = run(emulator, 'merged', fleet(6))
+    ids = {view['name']: view['id'] for view in created['after']}
+    config = fleet(6, interval=60)
+    emulator.fault('status', status=500, method='PUT', path='/api/v1/monitors/%d' % ids['m003'])
+    emulator.clear_log()
+    result = run(emulator, 'merged', config)
+    assert result['failed'] is True
+    assert result['changed'] is True
+    assert result['summary']['updated'] == 5 and result['summary']['failed'] == 1
+    failed = [change for change in result['changes'] if change['status'] == 'failed']
+    assert [change['name'] for change in failed] == ['m003']
+    assert 'HTTP 500' in failed[0]['msg'] and "'m003'" in result['msg']
+    assert {view['name']: view['interval'] for view in result['after']}['m003'] == 300
+
+    emulator.clear_log()
+    rerun = run(emulator, 'merged', config)
+    assert 'failed' not in rerun
+    assert rerun['summary']['updated'] == 1
+    assert [logged['path'] for logged in emulator.writes()] == ['/api/v1/monitors/%d' % ids['m003']]
+
+
+def test_a_failure_every_write_would_repeat_stops_the_writes(emulator):
+    emulator.fault('status', status=401, method='POST')
+    result = run(emulator, 'merged', fleet(5), workers=1)
+    assert result['failed'] is True
+    assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4
+    assert len(emulator.writes()) == 1
+    assert 'not attempted' in result['msg']
+
+
+def test_overridden_and_deleted_delete_with_one_request_each(emulator):
+    run(emulator, 'merged', fleet(5))
+    emulator.clear_log()
+    result = run(emulator, 'overridden', fleet(2))
+    assert result['summary']['deleted'] == 3
+    assert requests_by_method(emulator) == {'GET': 1, 'DELETE': 3}
+    emulator.clear_log()
+    result = run(emulator, 'deleted', [entry('m000'), entry('absent')])
+    assert result['summary']['deleted'] == 1 and result['summary']['unchanged'] == 1
+    assert [view['name'] for view in result['after']] == ['m001']
+    assert requests_by_method(emulator) == {'GET': 1, 'DELETE': 1}
+
+
+def test_gathered_exports_config_entries_that_sync_without_change(emulator):
+    config = [web('plain'), web('rich', alert_condition='url_text', alert_text_lookup='OK', request_method='HEAD',
+                                cache_buster=True, ssl_alert_days=14, pause=True,
+                                maintenance_start_at='2030-01-01T10:00:00', maintenance_end_at='2030-01-01T11:00:00',
+                                request_headers=[{'key': 'X-Env', 'value': 'prod'}],
+                                alerts=[{'key': 'email', 'value': 'a@b.io'}])]
+    run(emulator, 'merged', config)
+    gathered = sync(emulator).run(dict(state='gathered', config=None, workers=4), lambda values: None)
+    assert gathered['changed'] is False
+    assert [item['name'] for item in gathered['gathered']] == ['plain', 'rich']
+    emulator.clear_log()
+    again = run(emulator, 'overridden', [entry(**item) for item in gathered['gathered']])
+    assert again['changed'] is False
+    assert emulator.writes() == []
+
+
+def test_the_rate_limit_and_retry_after_are_honoured(emulator):
+    emulator.rate_limit(8, window_seconds=1)
+    started = time.monotonic()
+    result = run(emulator, 'merged', fleet(20), workers=4)
+    assert result['summary']['created'] == 20 and 'failed' not in result
+    refused = [logged for logged in emulator.log() if logged['status'] == 429]
+    assert refused, 'the test should reach the limit'
+    # 21 requests at 8 a second cannot take less than two windows.
+    assert time.monotonic() - started >= 2
+    assert len(emulator.writes()) - len(refused) <= 20
+
+
+def test_state_and_config_must_agree(emulator):
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, 'merged', None)
+    assert caught.value.field == 'config'
+    with pytest.raises(ValidationError):
+        sync(emulator).run(dict(state='gathered', config=[], workers=4), lambda values: None)
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, 'merged', [], workers=0)
+    assert caught.value.field == 'workers'

@@ -1,0 +1,92 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Wiring of the monitors module: arguments in, exit_json/fail_json out, against the emulator."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.uptime.monitoring.plugins.modules import monitors
+from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MONITORS_ARGSPEC
+
+SECRET = 'pa55-w0rd-xyz'
+
+
+def run_module(capsys, **args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit) as leaving:
+            monitors.main()
+    result = json.loads(capsys.readouterr().out)
+    result['rc'] = leaving.value.code
+    return result
+
+
+def connection(emulator):
+    return dict(api_url=emulator.url, api_key=emulator.api_keys[0])
+
+
+def shop(**values):
+    item = dict(name='shop', url='https://shop.example.com/', interval=60)
+    item.update(values)
+    return item
+
+
+def doc_option_matches(doc, spec, path):
+    """The documented option says what the argument spec says (as validate-modules checks)."""
+    for key, default in (('type', 'str'), ('elements', None), ('required', False), ('choices', None), ('aliases', None)):
+        assert doc.get(key, default) == spec.get(key, default), '%s.%s' % (path, key)
+    assert set(doc.get('suboptions', {})) == set(spec.get('options', {})), path
+    for name, sub_spec in spec.get('options', {}).items():
+        doc_option_matches(doc['suboptions'][name], sub_spec, '%s.%s' % (path, name))
+
+
+def test_documentation_matches_the_argument_spec():
+    documented = yaml.safe_load(monitors.DOCUMENTATION)['options']
+    assert set(documented) == set(MONITORS_ARGSPEC)
+    for name, spec in MONITORS_ARGSPEC.items():
+        doc_option_matches(documented[name], spec, name)
+        assert documented[name].get('default') == spec.get('default'), name
+
+
+def test_sync_check_mode_and_secrets_through_the_module(emulator, capsys):
+    config = [shop(request_auth_username='u', request_auth_password=SECRET), dict(name='blog', url='https://b.io/', interval=300)]
+    planned = run_module(capsys, config=config, _ansible_check_mode=True, _ansible_diff=True, **connection(emulator))
+    assert planned['rc'] == 0 and planned['changed'] is True
+    assert planned['summary']['created'] == 2
+    assert emulator.writes() == []
+
+    done = run_module(capsys, config=config, **connection(emulator))
+    assert done['changed'] is True and done['summary']['created'] == 2
+    assert SECRET not in json.dumps(done)
+    assert {view['name']: view['request_auth_password'] for view in done['after']}['shop'] == '********'
+
+    again = run_module(capsys, config=config, **connection(emulator))
+    assert again['changed'] is False
+
+
+def test_partial_failure_fails_the_task_with_the_changes(emulator, capsys):
+    emulator.fault('status', status=500, method='POST')
+    result = run_module(capsys, config=[shop()], workers=1, **connection(emulator))
+    assert result['rc'] == 1 and result['failed'] is True
+    assert "create 'shop'" in result['msg']
+    assert result['changes'][0]['status'] == 'failed'
+
+
+def test_bad_entry_fails_before_any_write(emulator, capsys):
+    result = run_module(capsys, config=[shop(), shop(name='other', interval=60, url='nope')], **connection(emulator))
+    assert result['rc'] == 1
+    assert result['field'] == 'config[1].url'
+    assert emulator.writes() == []
+
+
+def test_gathered(emulator, capsys):
+    run_module(capsys, config=[shop()], **connection(emulator))
+    result = run_module(capsys, state='gathered', **connection(emulator))
+    assert result['gathered'][0]['name'] == 'shop' and result['gathered'][0]['interval'] == 60
+    assert result['requests'] == 1
