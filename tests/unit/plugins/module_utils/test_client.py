@@ -1,0 +1,311 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The shared HTTP client against the emulator and a small scripted HTTP server."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import threading
+
+import pytest
+from emulator.control import PRIMARY_KEY
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import USER_AGENT, UptimeApiError, UptimeClient
+
+MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
+           'request_method': 'GET', 'alert_condition': 'url_unavailable'}
+
+
+class Recorder:
+    """A stand-in for time.sleep that records the waits instead of sleeping."""
+
+    def __init__(self):
+        self.waits = []
+
+    def __call__(self, seconds):
+        self.waits.append(seconds)
+
+
+def make_client(url, key=PRIMARY_KEY, **options):
+    sleep = Recorder()
+    options.setdefault('retries', 3)
+    client = UptimeClient(url, key, sleep=sleep, **options)
+    return client, sleep
+
+
+def seed(emulator, count, prefix='m'):
+    for index in range(count):
+        answer = emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='%s-%02d' % (prefix, index)))
+        assert answer.status in (200, 201), answer.text
+
+
+def test_show_unwraps_the_data_envelope(emulator):
+    seed(emulator, 1)
+    client, dummy = make_client(emulator.url)
+    record = client.get('/api/v1/monitors/1')
+    assert record['name'] == 'm-00'
+    assert 'status' not in record or record['status'] != 200
+
+
+def test_api_url_with_api_prefix_is_accepted(emulator):
+    seed(emulator, 1)
+    client, dummy = make_client(emulator.url + '/api/v1/')
+    assert client.get('/api/v1/monitors/1')['name'] == 'm-00'
+
+
+def test_list_reads_every_page_through_links_next(emulator):
+    seed(emulator, 25)
+    client, dummy = make_client(emulator.url)
+    emulator.clear_log()
+    records = client.list('/api/v1/monitors', {'per_page': 10, 'sort_by': 'name', 'sort': 'asc'})
+    assert [record['name'] for record in records] == ['m-%02d' % index for index in range(25)]
+    requests_made = emulator.log()
+    assert len(requests_made) == 3
+    assert 'page=2' in requests_made[1]['query'] and 'page=3' in requests_made[2]['query']
+    assert all('sort_by=name' in entry['query'] for entry in requests_made)
+
+
+def test_list_limit_stops_reading_pages(emulator):
+    seed(emulator, 25)
+    client, dummy = make_client(emulator.url)
+    emulator.clear_log()
+    assert len(client.list('/api/v1/monitors', {'per_page': 10}, limit=12)) == 12
+    assert len(emulator.log()) == 2
+
+
+def test_validation_error_carries_field_errors(emulator):
+    client, dummy = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as caught:
+        client.create('/api/v1/monitors', dict(MONITOR, interval='61', alerts=[{'key': 'email', 'value': 'x'}]))
+    error = caught.value
+    assert error.status == 422
+    assert 'interval' in error.field_errors
+    assert 'alerts.0.value' in error.field_errors
+    assert str(error).startswith('POST /api/v1/monitors failed: HTTP 422: validation failed: ')
+    assert 'interval: ' in str(error)
+
+
+def test_wrong_key_reads_as_authentication_failure_without_the_key(emulator):
+    client, dummy = make_client(emulator.url, key='secret-wrong-key-42')
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert caught.value.status == 401
+    assert 'authentication failed: check api_key' in str(caught.value)
+    assert 'secret-wrong-key-42' not in str(caught.value)
+
+
+def test_plan_without_api_access_is_readable(emulator):
+    client, dummy = make_client(emulator.url, key='test-key-noplan')
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert caught.value.status == 403
+    assert "You don't have access to this feature." in str(caught.value)
+
+
+def test_not_found(emulator):
+    client, dummy = make_client(emulator.url)
+    assert client.get_or_none('/api/v1/monitors/99') is None
+    assert client.delete('/api/v1/monitors/99') is False
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors/99')
+    assert caught.value.status == 404
+    assert str(caught.value) == 'GET /api/v1/monitors/99 failed: HTTP 404: Resource not found.'
+
+
+def test_another_accounts_record_is_not_found(emulator):
+    seed(emulator, 1)
+    client, dummy = make_client(emulator.url, key='test-key-other')
+    assert client.get_or_none('/api/v1/monitors/1') is None
+
+
+def test_429_waits_as_long_as_retry_after_says(emulator):
+    seed(emulator, 1)
+    emulator.fault('status', status=429, retry_after=7, method='GET')
+    client, sleep = make_client(emulator.url)
+    assert client.get('/api/v1/monitors/1')['name'] == 'm-00'
+    assert sleep.waits == [7.0]
+
+
+def test_get_is_retried_after_503_then_succeeds(emulator):
+    seed(emulator, 1)
+    emulator.clear_log()
+    emulator.fault('status', count=2, status=503, method='GET')
+    client, sleep = make_client(emulator.url)
+    assert client.get('/api/v1/monitors/1')['name'] == 'm-00'
+    assert [entry['status'] for entry in emulator.log()] == [503, 503, 200]
+    assert len(sleep.waits) == 2
+    assert sleep.waits[1] > 0
+
+
+def test_retries_give_up_with_a_clear_message(emulator):
+    emulator.fault('status', count=10, status=502, method='GET')
+    client, sleep = make_client(emulator.url, retries=2)
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert caught.value.status == 502
+    assert str(caught.value).startswith('GET /api/v1/monitors failed: HTTP 502')
+    assert len(sleep.waits) == 2
+
+
+def test_post_is_not_retried_after_503(emulator):
+    emulator.fault('status', status=503, method='POST')
+    client, sleep = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as caught:
+        client.create('/api/v1/monitors', MONITOR)
+    assert caught.value.status == 503
+    assert caught.value.ambiguous
+    assert [entry['method'] for entry in emulator.log()] == ['POST']
+    assert sleep.waits == []
+
+
+def test_post_refused_with_429_is_sent_again(emulator):
+    emulator.fault('status', status=429, retry_after=1, method='POST')
+    client, sleep = make_client(emulator.url)
+    assert client.create('/api/v1/monitors', MONITOR)['name'] == 'web'
+    assert [entry['status'] for entry in emulator.log()] == [429, 201]
+    assert sleep.waits == [1.0]
+
+
+def test_lost_post_answer_is_ambiguous_and_not_repeated(emulator):
+    emulator.fault('drop', method='POST', when='after')
+    client, dummy = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as caught:
+        client.create('/api/v1/monitors', MONITOR)
+    assert caught.value.ambiguous
+    assert len(emulator.writes()) == 1
+    assert emulator.api('GET', '/api/v1/monitors').json['meta']['total'] == 1
+
+
+def test_timeout_then_success(emulator):
+    emulator.fault('delay', seconds=2, method='GET')
+    client, sleep = make_client(emulator.url, timeout=0.5)
+    assert client.get('/api/v1/monitors') == []
+    assert len(sleep.waits) == 1
+
+
+def test_timeout_message(emulator):
+    emulator.fault('delay', count=3, seconds=2, method='GET')
+    client, dummy = make_client(emulator.url, timeout=0.5, retries=1)
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert str(caught.value) == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout)'
+    emulator.wait_idle()
+
+
+@pytest.mark.parametrize('kind', ['drop', 'html', 'badjson', 'truncated'])
+def test_broken_answers_to_a_get_are_retried(emulator, kind):
+    emulator.fault(kind, method='GET', status=200)
+    client, sleep = make_client(emulator.url)
+    assert client.get('/api/v1/monitors') == []
+    assert len(sleep.waits) == 1
+
+
+@pytest.mark.parametrize('kind, fragment', [
+    ('drop', 'connection failed'),
+    ('html', 'not the expected JSON (text/html'),
+    ('badjson', 'not the expected JSON'),
+    ('truncated', 'failed'),
+])
+def test_broken_answers_end_in_one_clear_line(emulator, kind, fragment):
+    emulator.fault(kind, count=5, method='GET', status=200)
+    client, dummy = make_client(emulator.url, retries=1)
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    message = str(caught.value)
+    assert message.startswith('GET /api/v1/monitors failed: ')
+    assert fragment in message
+    assert '\n' not in message and 'Traceback' not in message
+
+
+class ScriptedHandler(http.server.BaseHTTPRequestHandler):
+    """Answers from a list of (status, headers, body) and records what it was sent."""
+
+    answers = []
+    seen = []
+
+    def do_GET(self):  # noqa: N802 (the name http.server dispatches to)
+        self.seen.append({'path': self.path, 'headers': dict(self.headers)})
+        status, headers, body = self.answers.pop(0)
+        payload = json.dumps(body).encode() if not isinstance(body, bytes) else body
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header('Content-Length', str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):  # keep test output quiet
+        pass
+
+
+@pytest.fixture
+def scripted():
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ScriptedHandler)
+    ScriptedHandler.answers = []
+    ScriptedHandler.seen = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield 'http://127.0.0.1:%d' % server.server_address[1], ScriptedHandler
+    server.shutdown()
+    server.server_close()
+
+
+def test_redirect_to_login_reads_as_authentication_failure(scripted):
+    url, handler = scripted
+    handler.answers = [(302, {'Location': url + '/login'}, b'')]
+    client, dummy = make_client(url, key='redirected-key-1234')
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert 'authentication failed: check api_key' in str(caught.value)
+    assert 'redirected-key-1234' not in str(caught.value)
+
+
+def test_every_request_carries_auth_accept_and_user_agent(scripted):
+    url, handler = scripted
+    handler.answers = [(200, {'Content-Type': 'application/json'}, {'data': [], 'status': 200})]
+    client, dummy = make_client(url, key='header-key-1234')
+    client.get('/api/v1/monitors')
+    headers = handler.seen[0]['headers']
+    assert headers['Authorization'] == 'Bearer header-key-1234'
+    assert headers['Accept'] == 'application/json'
+    assert headers['User-Agent'] == USER_AGENT
+
+
+def test_paging_falls_back_to_meta_and_keeps_the_configured_host(scripted):
+    url, handler = scripted
+    handler.answers = [
+        (200, {}, {'data': [{'id': 1}], 'meta': {'current_page': 1, 'last_page': 2}}),
+        (200, {}, {'data': [{'id': 2}], 'links': {'next': 'http://internal.invalid/api/v1/monitors?page=3'},
+                   'meta': {'current_page': 2, 'last_page': 3}}),
+        (200, {}, {'data': [{'id': 3}], 'links': {'next': None}, 'meta': {'current_page': 3, 'last_page': 3}}),
+    ]
+    client, dummy = make_client(url)
+    assert [record['id'] for record in client.list('/api/v1/monitors', {'per_page': 10})] == [1, 2, 3]
+    assert [seen['path'] for seen in handler.seen] == [
+        '/api/v1/monitors?per_page=10', '/api/v1/monitors?per_page=10&page=2', '/api/v1/monitors?page=3']
+
+
+def test_paging_stops_on_a_repeated_page(scripted):
+    url, handler = scripted
+    looping = {'data': [{'id': 1}], 'links': {'next': url + '/api/v1/monitors?page=2'}}
+    handler.answers = [(200, {}, looping), (200, {}, looping), (200, {}, looping)]
+    client, dummy = make_client(url)
+    assert len(client.list('/api/v1/monitors')) == 2
+    assert len(handler.seen) == 2
+
+
+def test_the_key_never_appears_in_messages(emulator):
+    messages = []
+    emulator.fault('status', count=10, status=503, method='GET')
+    for key in (PRIMARY_KEY, 'another-secret-key'):
+        client, dummy = make_client(emulator.url, key=key, retries=0)
+        for call in (lambda: client.get('/api/v1/monitors'),
+                     lambda: client.create('/api/v1/monitors', {'name': key})):
+            try:
+                call()
+            except UptimeApiError as exc:
+                messages.append((key, str(exc), repr(exc.field_errors)))
+    assert len(messages) == 4
+    for key, message, field_errors in messages:
+        assert key not in message and key not in field_errors
