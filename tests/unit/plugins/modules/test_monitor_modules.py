@@ -1,0 +1,89 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Wiring of the monitor and monitor_info modules: arguments in, one JSON result out."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+from emulator.control import PRIMARY_KEY
+
+from ansible_collections.uptime.monitoring.plugins.module_utils import _module
+from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
+
+
+def run(module_main, args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module_main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def connection(emulator, monkeypatch):
+    monkeypatch.delenv('UPTIME_API_URL', raising=False)
+    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
+    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY}
+
+
+def test_create_then_no_change(emulator, connection, capsys):
+    args = dict(connection, name='wired', url='https://wired.example.com', interval=60)
+    first = run(monitor.main, args, capsys)
+    second = run(monitor.main, args, capsys)
+    assert first['changed'] and not second['changed']
+    assert first['monitor']['id'] == second['monitor']['id']
+    assert [entry['method'] for entry in emulator.writes()] == ['POST']
+
+
+def test_check_mode_sends_no_write(emulator, connection, capsys):
+    result = run(monitor.main, dict(connection, name='dry', url='https://dry.example.com', interval=60), capsys,
+                 check_mode=True)
+    assert result['changed']
+    assert result['monitor']['name'] == 'dry' and result['monitor']['id'] is None
+    assert emulator.writes() == []
+
+
+def test_connection_options_from_the_environment(emulator, monkeypatch, capsys):
+    monkeypatch.setenv('UPTIME_API_URL', emulator.url)
+    monkeypatch.setenv('UPTIME_API_KEY', PRIMARY_KEY)
+    result = run(monitor_info.main, {}, capsys)
+    assert result['monitors'] == [] and not result['changed']
+
+
+@pytest.mark.parametrize('missing, env', [('api_url', 'UPTIME_API_URL'), ('api_key', 'UPTIME_API_KEY')])
+def test_missing_connection_option_names_both_ways(emulator, connection, capsys, missing, env):
+    args = dict(connection)
+    del args[missing]
+    result = run(monitor_info.main, args, capsys)
+    assert result['failed']
+    assert missing in result['msg'] and env in result['msg']
+    assert emulator.log() == []
+
+
+def test_missing_requests_library_is_reported(connection, monkeypatch, capsys):
+    monkeypatch.setattr(_module, 'HAS_REQUESTS', False)
+    result = run(monitor_info.main, connection, capsys)
+    assert result['failed']
+    assert 'requests' in result['msg']
+
+
+def test_secrets_are_masked_and_censored(emulator, connection, capsys):
+    args = dict(connection, name='secretive', url='https://s.example.com', interval=60,
+                request_auth_username='u', request_auth_password='pw-123456',
+                request_headers=[{'key': 'Cookie', 'value': 'session=cookie-123456'}])
+    out = run(monitor.main, args, capsys)
+    text = json.dumps(out)
+    assert 'pw-123456' not in text and 'cookie-123456' not in text
+    assert out['monitor']['request_auth_password'] == '********'
+    listed = run(monitor_info.main, dict(connection, export=True), capsys)
+    assert 'pw-123456' not in json.dumps(listed) and 'cookie-123456' not in json.dumps(listed)
+
+
+def test_invalid_timeout_fails_before_any_request(emulator, connection, capsys):
+    result = run(monitor_info.main, dict(connection, timeout=0), capsys)
+    assert result['failed'] and 'timeout' in result['msg']
+    assert emulator.log() == []
