@@ -1,0 +1,348 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The incident's identity and timestamp rules, on values alone and against the emulator."""
+
+from __future__ import annotations
+
+import datetime
+from urllib.parse import parse_qs
+
+import pytest
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import (
+    INCIDENT,
+    INCIDENT_ARGSPEC,
+    IncidentManager,
+    derived_status,
+    duration,
+    incident_view,
+    public_incident,
+    refused_changes,
+    validate_order,
+    validate_values,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+
+NOW = datetime.datetime(2026, 6, 1, 12, 0, 0)
+OPTIONS = [name for name in INCIDENT_ARGSPEC if name != 'state']
+
+
+def params(**values):
+    full = dict.fromkeys(OPTIONS)
+    full['state'] = 'present'
+    full.update(values)
+    return full
+
+
+# -- values alone -----------------------------------------------------------
+
+@pytest.mark.parametrize('values, expected', [
+    ({}, 'unresolved'),
+    ({'acknowledged_at': '2026-01-01T10:00:00'}, 'acknowledged'),
+    ({'ended_at': '2026-01-01T10:00:00'}, 'resolved'),
+    ({'acknowledged_at': '2026-01-01T10:00:00', 'ended_at': '2026-01-01T11:00:00'}, 'resolved'),
+])
+def test_status_is_derived_from_the_timestamps(values, expected):
+    assert derived_status(values) == expected
+
+
+def test_duration_in_seconds_and_null_while_ongoing():
+    assert duration({'started_at': '2026-01-01T10:00:00', 'ended_at': '2026-01-01T10:50:30'}) == 3030
+    assert duration({'started_at': '2026-01-01T10:00:00', 'ended_at': None}) is None
+
+
+def test_desired_converts_offsets_to_utc_and_drops_fractions():
+    desired = INCIDENT.desired(params(monitor_id=3, started_at='2026-01-01T11:00:00+01:00',
+                                      acknowledged_at='2026-01-01T10:05:00.123Z', ended_at='2026-01-01 10:30:00'))
+    assert desired == {'monitor_id': 3, 'started_at': '2026-01-01T10:00:00',
+                       'acknowledged_at': '2026-01-01T10:05:00', 'ended_at': '2026-01-01T10:30:00'}
+
+
+def test_a_timestamp_that_is_not_one_names_its_field_and_the_formats():
+    with pytest.raises(ValidationError) as caught:
+        INCIDENT.desired(params(ended_at='yesterday'))
+    assert caught.value.field == 'ended_at'
+    assert 'Y-m-dTH:i:s' in str(caught.value) and 'offset' in str(caught.value)
+
+
+@pytest.mark.parametrize('values, field, fragment', [
+    ({'started_at': '2026-06-01T12:00:01'}, 'started_at', 'in the future'),
+    ({'acknowledged_at': '2027-01-01T00:00:00'}, 'acknowledged_at', 'in the future'),
+    ({'ended_at': '2026-06-02T00:00:00'}, 'ended_at', 'in the future'),
+    ({'cause': 'x' * 256}, 'cause', 'at most 255'),
+    ({'comment': 'x' * 1025}, 'comment', 'at most 1024'),
+])
+def test_values_refused_before_any_request(values, field, fragment):
+    with pytest.raises(ValidationError) as caught:
+        validate_values(values, NOW)
+    assert caught.value.field == field
+    assert fragment in str(caught.value)
+
+
+def test_values_at_the_limits_pass():
+    validate_values({'started_at': '2026-06-01T12:00:00', 'cause': 'x' * 255, 'comment': 'x' * 1024}, NOW)
+
+
+@pytest.mark.parametrize('values, field, fragment', [
+    ({'started_at': '2026-01-01T10:00:00', 'ended_at': '2026-01-01T10:00:00'}, 'ended_at', 'after started_at'),
+    ({'started_at': '2026-01-01T10:00:00', 'ended_at': '2026-01-01T09:00:00'}, 'ended_at', 'after started_at'),
+    ({'started_at': '2026-01-01T10:00:00', 'acknowledged_at': '2026-01-01T09:59:59'}, 'acknowledged_at', 'not be before'),
+])
+def test_order_of_the_timestamps(values, field, fragment):
+    with pytest.raises(ValidationError) as caught:
+        validate_order(values)
+    assert caught.value.field == field
+    assert fragment in str(caught.value)
+
+
+def test_acknowledged_at_may_equal_started_at():
+    validate_order({'started_at': '2026-01-01T10:00:00', 'acknowledged_at': '2026-01-01T10:00:00'})
+
+
+def test_write_once_fields_may_be_set_while_empty_only():
+    before = {'acknowledged_at': None, 'ended_at': '2026-01-01T11:00:00', 'cause': 'a'}
+    refused_changes({'acknowledged_at': '2026-01-01T10:10:00', 'cause': 'b'}, before, 5)
+    with pytest.raises(ValidationError) as caught:
+        refused_changes({'ended_at': '2026-01-01T12:00:00'}, before, 5)
+    assert caught.value.field == 'ended_at'
+    assert 'incident 5 already has ended_at 2026-01-01T11:00:00' in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        refused_changes({'ended_at': None}, before, 5)
+    assert 'changed to empty' in str(caught.value)
+
+
+def test_started_at_and_monitor_are_fixed_after_creation():
+    before = {'monitor_id': 1, 'started_at': '2026-01-01T10:00:00'}
+    with pytest.raises(ValidationError) as caught:
+        refused_changes({'started_at': '2026-01-01T09:00:00'}, before, 5)
+    assert caught.value.field == 'started_at' and 'cannot be changed' in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        refused_changes({'monitor_id': 2}, before, 5)
+    assert caught.value.field == 'monitor_id' and 'another monitor' in str(caught.value)
+
+
+def service_record(**overrides):
+    record = {
+        'id': 9, 'status': 'acknowledged', 'url': 'https://shop.example.com',
+        'cause': 'db', 'comment': None, 'duration': None,
+        'started_at': '2026-01-01T10:00:00.000000Z', 'acknowledged_at': '2026-01-01T10:05:00.000000Z',
+        'ended_at': None, 'created_at': '2026-01-01T10:01:00.000000Z', 'updated_at': '2026-01-01T10:05:00.000000Z',
+        'monitor': {'id': 4, 'name': 'shop', 'url': 'https://shop.example.com', 'interval': 60,
+                    'request_auth_username': 'robot', 'request_auth_password': 'plain-secret',
+                    'request_headers': [{'key': 'Authorization', 'value': 'Bearer tok'}], 'status': 'offline'},
+    }
+    record.update(overrides)
+    return record
+
+
+def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
+    view = public_incident(service_record())
+    assert view['id'] == 9
+    assert view['monitor_id'] == 4
+    assert view['monitor_name'] == 'shop'
+    assert view['started_at'] == '2026-01-01T10:00:00'
+    assert view['acknowledged_at'] == '2026-01-01T10:05:00'
+    assert view['created_at'] == '2026-01-01T10:01:00'
+    assert view['status'] == 'acknowledged'
+    assert view['duration'] is None
+    assert view['monitor']['request_auth_password'] == MASK
+    assert view['monitor']['request_headers'] == [{'key': 'Authorization', 'value': MASK}]
+    assert 'plain-secret' not in repr(view) and 'Bearer tok' not in repr(view)
+
+
+def test_public_incident_reads_strings_and_a_plain_monitor_id():
+    record = service_record(id='9', monitor=None, monitor_id='4', ended_at='2026-01-01T11:00:00.000000Z')
+    view = public_incident(record)
+    assert view['id'] == 9 and view['monitor_id'] == 4
+    assert view['monitor'] is None and view['monitor_name'] is None
+    assert view['status'] == 'resolved' and view['duration'] == 3600
+
+
+def test_a_predicted_incident_has_no_id_and_takes_the_known_monitor():
+    view = incident_view({'monitor_id': 4, 'started_at': '2026-01-01T10:00:00'}, None, service_record()['monitor'])
+    assert view['id'] is None and view['monitor_name'] == 'shop' and view['monitor']['request_auth_password'] == MASK
+
+
+# -- identity and writes against the emulator ---------------------------------
+
+@pytest.fixture
+def client(emulator):
+    return UptimeClient(emulator.url, emulator.api_keys[0], retries=0)
+
+
+@pytest.fixture
+def monitor_id(emulator):
+    answer = emulator.api('POST', '/api/v1/monitors', data={
+        'name': 'shop', 'url': 'https://shop.example.com', 'interval': 60,
+        'request_method': 'GET', 'alert_condition': 'url_unavailable',
+        'request_auth_username': 'robot', 'request_auth_password': 'plain-secret'})
+    assert answer.status in (200, 201), answer
+    return int(answer.json['data']['id'])
+
+
+def open_incident(emulator, monitor_id, started_at, **fields):
+    data = dict(monitor_id=monitor_id, started_at=started_at, **fields)
+    answer = emulator.api('POST', '/api/v1/incidents', data=data)
+    assert answer.status in (200, 201), answer
+    return int(answer.json['data']['id'])
+
+
+def run(emulator, client, check_mode=False, **values):
+    """Run one task; returns (result, requests made, writes made)."""
+    emulator.clear_log()
+    result = IncidentManager(client, check_mode=check_mode).run_module(params(**values))
+    log = emulator.log()
+    return result, log, [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
+
+
+def test_create_by_monitor_name_then_no_change(emulator, client, monitor_id):
+    created, log, writes = run(emulator, client, monitor='shop', started_at='2026-01-01T11:00:00+01:00', cause='db')
+    assert created['changed']
+    incident = created['incident']
+    assert incident['monitor_id'] == monitor_id and incident['monitor_name'] == 'shop'
+    assert incident['started_at'] == '2026-01-01T10:00:00' and incident['status'] == 'unresolved'
+    assert incident['monitor']['request_auth_password'] == MASK
+    assert [entry['method'] for entry in log] == ['GET', 'GET', 'POST', 'GET']
+    assert len(writes) == 1
+    again, log, writes = run(emulator, client, monitor='shop', started_at='2026-01-01T10:00:00Z', cause='db')
+    assert not again['changed'] and again['incident']['id'] == incident['id']
+    assert len(log) == 2 and not writes
+
+
+def test_natural_key_matches_to_the_second_and_by_monitor_id(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
+    found, log, writes = run(emulator, client, monitor_id=monitor_id, started_at='2026-01-01T10:00:00.900Z')
+    assert not found['changed'] and found['incident']['id'] == incident_id
+    assert len(log) == 1 and log[0]['path'] == '/api/v1/incidents' and not writes
+    assert parse_qs(log[0]['query'])['monitor_id'] == [str(monitor_id)]
+
+
+def test_natural_key_finds_an_old_incident_among_many(emulator, client, monitor_id):
+    ids = [open_incident(emulator, monitor_id, '2026-01-%02dT10:00:00' % day, ended_at='2026-01-%02dT11:00:00' % day)
+           for day in range(1, 13)]
+    found, log, dummy = run(emulator, client, monitor_id=monitor_id, started_at='2026-01-02T10:00:00')
+    assert found['incident']['id'] == ids[1]
+    assert len(log) == 1
+
+
+def test_the_ongoing_incident_is_acknowledged_then_resolved(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
+    ongoing = open_incident(emulator, monitor_id, '2026-01-02T10:00:00')
+    acked, log, writes = run(emulator, client, monitor='shop', status='acknowledged')
+    assert acked['changed'] and acked['incident']['id'] == ongoing
+    assert acked['incident']['status'] == 'acknowledged' and acked['incident']['acknowledged_at']
+    assert [entry['method'] for entry in log] == ['GET', 'GET', 'PUT']
+    assert set(writes[0]['form']) == {'acknowledged_at'}
+    again, log, writes = run(emulator, client, monitor_id=monitor_id, status='acknowledged')
+    assert not again['changed'] and len(log) == 1 and not writes
+    resolved, log, writes = run(emulator, client, monitor_id=monitor_id, status='resolved', comment='fixed')
+    assert resolved['changed'] and resolved['incident']['status'] == 'resolved'
+    assert resolved['incident']['acknowledged_at'] == acked['incident']['acknowledged_at']
+    assert set(writes[0]['form']) == {'ended_at', 'comment'}
+    # No ongoing incident any more: the re-run checks the latest one and changes nothing.
+    rerun, log, writes = run(emulator, client, monitor_id=monitor_id, status='resolved', comment='fixed')
+    assert not rerun['changed'] and rerun['incident']['id'] == ongoing and not writes
+
+
+def test_without_an_ongoing_incident_a_past_one_is_not_changed(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, comment='late note')
+    assert 'no ongoing incident' in str(caught.value) and 'id to change a past one' in str(caught.value)
+    assert not emulator.writes()
+
+
+def test_a_monitor_without_incidents_needs_started_at(emulator, client, monitor_id):
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, status='resolved')
+    assert caught.value.field == 'started_at' and 'give started_at' in str(caught.value)
+
+
+def test_an_unknown_monitor_name_fails_clearly(emulator, client):
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor='nope', started_at='2026-01-01T10:00:00')
+    assert caught.value.field == 'monitor' and "'nope'" in str(caught.value)
+
+
+def test_an_unknown_id_fails_and_is_not_created(emulator, client, monitor_id):
+    with pytest.raises(UptimeApiError) as caught:
+        run(emulator, client, id=999, monitor_id=monitor_id, cause='x')
+    assert caught.value.status == 404 and 'chosen id' in str(caught.value)
+
+
+def test_write_once_refusal_sends_nothing(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, id=incident_id, ended_at='2026-01-01T10:45:00')
+    assert caught.value.field == 'ended_at' and 'only once' in str(caught.value)
+    same, log, writes = run(emulator, client, id=incident_id, ended_at='2026-01-01T11:30:00+01:00')
+    assert not same['changed'] and len(log) == 1 and not writes
+
+
+def test_acknowledged_at_before_the_stored_start_is_refused(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, id=incident_id, acknowledged_at='2026-01-01T09:00:00')
+    assert caught.value.field == 'acknowledged_at'
+    assert not emulator.writes()
+
+
+def test_the_services_refusals_are_told_before_the_post(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, started_at='2026-01-01T10:20:00')
+    assert 'after the end of the last incident' in str(caught.value)
+    open_incident(emulator, monitor_id, '2026-01-02T10:00:00')
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, started_at='2026-01-03T10:00:00', check_mode=True)
+    assert 'already has an ongoing incident' in str(caught.value)
+    assert not emulator.writes()
+
+
+def test_check_mode_predicts_without_writing(emulator, client, monitor_id):
+    created, log, writes = run(emulator, client, check_mode=True, monitor_id=monitor_id,
+                               started_at='2026-01-01T10:00:00', status='resolved')
+    assert created['changed'] and not writes
+    assert created['incident']['id'] is None and created['incident']['monitor_name'] == 'shop'
+    assert created['incident']['status'] == 'resolved'
+    assert [entry['path'] for entry in log] == ['/api/v1/incidents', '/api/v1/monitors/%d' % monitor_id]
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, check_mode=True, monitor_id=999, started_at='2026-01-01T10:00:00')
+    assert caught.value.field == 'monitor_id'
+
+
+def test_a_lost_post_answer_is_looked_up_not_sent_again(emulator, client, monitor_id):
+    emulator.fault('drop', method='POST', path='/api/v1/incidents', when='after')
+    created, log, writes = run(emulator, client, monitor_id=monitor_id, started_at='2026-01-01T10:00:00', cause='db')
+    assert created['changed'] and created['incident']['cause'] == 'db' and created['incident']['id']
+    assert [entry['method'] for entry in writes] == ['POST']
+    assert [(entry['method'], entry['fault']) for entry in log][1:3] == [('POST', 'drop'), ('GET', None)]
+    assert len(emulator.api('GET', '/api/v1/incidents').json['data']) == 1
+
+
+def test_absent_by_each_identity(emulator, client, monitor_id):
+    first = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
+    ongoing = open_incident(emulator, monitor_id, '2026-01-02T10:00:00')
+    gone, dummy, writes = run(emulator, client, check_mode=True, monitor='shop', state='absent')
+    assert gone['changed'] and gone['diff']['before']['started_at'] == '2026-01-02T10:00:00' and not writes
+    gone, dummy, writes = run(emulator, client, monitor='shop', state='absent')
+    assert gone['changed'] and writes[0]['path'] == '/api/v1/incidents/%d' % ongoing
+    # Only the ongoing incident is addressed by a monitor alone: the past one stays.
+    again, dummy, writes = run(emulator, client, monitor='shop', state='absent')
+    assert not again['changed'] and not writes
+    gone, dummy, writes = run(emulator, client, monitor_id=monitor_id, started_at='2026-01-01T10:00:00', state='absent')
+    assert gone['changed'] and writes[0]['path'] == '/api/v1/incidents/%d' % first
+    again, log, writes = run(emulator, client, id=first, state='absent')
+    assert not again['changed'] and again['incident'] == {} and len(log) == 1
+    unknown, log, writes = run(emulator, client, monitor='nope', state='absent')
+    assert not unknown['changed'] and not writes
+
+
+def test_stringly_answers_compare_equal(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', cause='db')
+    emulator.quirks(stringly=True)
+    same, dummy, writes = run(emulator, client, monitor_id=monitor_id, cause='db')
+    assert not same['changed'] and same['incident']['id'] == incident_id and not writes
+    assert same['incident']['monitor_id'] == monitor_id

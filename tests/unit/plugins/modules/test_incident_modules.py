@@ -1,0 +1,119 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Wiring of the incident and incident_info modules: arguments, documentation, results."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+import pytest
+import yaml
+
+from ansible.module_utils.testing import patch_module_args
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK
+from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info
+
+
+def run_module(module, capsys, **args):
+    """Run ``module.main()`` with ``args``; returns its JSON result."""
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def connection(emulator):
+    return {'api_url': emulator.url, 'api_key': emulator.api_keys[0], 'retries': 0}
+
+
+@pytest.fixture
+def monitor_id(emulator):
+    answer = emulator.api('POST', '/api/v1/monitors', data={
+        'name': 'shop', 'url': 'https://shop.example.com', 'interval': 60, 'request_method': 'GET',
+        'alert_condition': 'url_unavailable', 'request_auth_username': 'robot', 'request_auth_password': 'plain-secret'})
+    return int(answer.json['data']['id'])
+
+
+@pytest.mark.parametrize('module, spec', [
+    (incident, incident.INCIDENT_ARGSPEC),
+    (incident_info, incident_info.INCIDENT_INFO_ARGSPEC),
+])
+def test_documentation_matches_the_argument_spec(module, spec):
+    documented = yaml.safe_load(module.DOCUMENTATION)['options']
+    assert set(documented) == set(spec)
+    for name, option in spec.items():
+        assert documented[name]['type'] == option['type'], name
+        assert documented[name].get('choices') == option.get('choices'), name
+        assert documented[name].get('default') == option.get('default'), name
+    assert not set(spec) & set(CONNECTION_ARGSPEC)
+
+
+def test_incident_return_documents_every_key(emulator, connection, monitor_id, capsys):
+    result = run_module(incident, capsys, monitor_id=monitor_id, started_at='2026-01-01T10:00:00', **connection)
+    documented = yaml.safe_load(incident.RETURN)['incident']['contains']
+    assert set(result['incident']) == set(documented)
+
+
+def test_one_of_id_or_a_monitor_is_required(connection, capsys):
+    result = run_module(incident, capsys, cause='x', **connection)
+    assert result['failed'] and 'id, monitor_id, monitor' in result['msg']
+
+
+def test_monitor_and_monitor_id_exclude_each_other(connection, capsys):
+    result = run_module(incident, capsys, monitor='shop', monitor_id=1, **connection)
+    assert result['failed'] and 'mutually exclusive' in result['msg']
+
+
+def test_validation_fails_before_any_request(emulator, connection, capsys):
+    emulator.clear_log()
+    result = run_module(incident, capsys, monitor='shop', started_at='2026-01-01T10:00:00',
+                        ended_at='2026-01-01T09:00:00', **connection)
+    assert result['failed'] and result['field'] == 'ended_at' and 'after started_at' in result['msg']
+    assert emulator.log() == []
+
+
+def test_open_then_resolve_with_diff_and_masked_monitor(emulator, connection, monitor_id, capsys):
+    opened = run_module(incident, capsys, monitor='shop', started_at='2026-01-01T10:00:00', cause='db', **connection)
+    assert opened['changed'] and opened['incident']['monitor_id'] == monitor_id
+    assert opened['incident']['monitor']['request_auth_password'] == MASK
+    assert 'plain-secret' not in json.dumps(opened)
+    assert opened['diff']['before'] == {} and opened['diff']['after']['cause'] == 'db'
+    emulator.clear_log()
+    resolved = run_module(incident, capsys, monitor='shop', status='resolved', _ansible_check_mode=True, **connection)
+    assert resolved['changed'] and resolved['incident']['status'] == 'resolved'
+    assert resolved['diff']['before']['status'] == 'unresolved' and resolved['diff']['after']['status'] == 'resolved'
+    assert not emulator.writes()
+
+
+def test_a_service_refusal_comes_back_readable(emulator, connection, monitor_id, capsys):
+    # The last incident ended at 10:30; a concurrent writer made the pre-check pass, the service refuses.
+    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
+    result = run_module(incident, capsys, monitor_id=monitor_id, started_at='2026-01-02T10:00:00', **connection)
+    assert result['failed'] and 'already has an ongoing incident' in result['msg']
+    assert 'resolve it first' in result['msg']
+
+
+def test_info_filters_and_sends_search_by_with_search(emulator, connection, monitor_id, capsys):
+    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00',
+                                                    'ended_at': '2026-01-01T10:10:00', 'cause': 'dns'})
+    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-02T10:00:00',
+                                                    'cause': 'disk full'})
+    emulator.clear_log()
+    found = run_module(incident_info, capsys, search='shop', **connection)
+    assert len(found['incidents']) == 2
+    assert parse_qs(emulator.log()[0]['query'])['search_by'] == ['monitor']
+    by_cause = run_module(incident_info, capsys, search='disk', search_by='cause', **connection)
+    assert [item['cause'] for item in by_cause['incidents']] == ['disk full']
+    resolved = run_module(incident_info, capsys, monitor='shop', status='resolved', **connection)
+    assert [item['cause'] for item in resolved['incidents']] == ['dns']
+    assert resolved['incidents'][0]['monitor']['request_auth_password'] == MASK
+    assert run_module(incident_info, capsys, monitor='nope', **connection)['incidents'] == []
+    assert run_module(incident_info, capsys, id=999, **connection)['incidents'] == []
+    one = run_module(incident_info, capsys, id=resolved['incidents'][0]['id'], **connection)
+    assert one['incidents'] == resolved['incidents']
+    assert 'plain-secret' not in json.dumps(one)
