@@ -104,14 +104,14 @@ class RateGate:
 class Action:
     """What the sync does to one monitor, and how it went."""
 
-    def __init__(self, kind, name, record=None, desired=None, before=None, after=None, keys=()):
+    def __init__(self, kind, name, record=None, desired=None, before=None, after=None, changed_keys=()):
         self.kind = kind  # create, update, delete or none
         self.name = name
         self.record = record
         self.desired = desired
         self.before = before
         self.after = after
-        self.keys = list(keys)
+        self.changed_keys = list(changed_keys)
         self.after_record = None
         self.error = None
         self.attempted = False
@@ -125,9 +125,9 @@ class Action:
         return self.attempted and self.error is None
 
     def report(self, check_mode):
-        names = ['name'] + [key for key in self.keys if key != 'name']
+        names = ['name'] + [key for key in self.changed_keys if key != 'name']
         before, after = diff_views(MONITOR, self.before, self.after, names)
-        entry = dict(name=self.name, action=self.kind, keys=self.keys, before=before, after=after)
+        entry = dict(name=self.name, action=self.kind, changed_keys=self.changed_keys, before=before, after=after)
         record = self.after_record or self.record
         entry['id'] = _record_id(record) if record is not None else None
         if not check_mode:
@@ -198,7 +198,7 @@ def plan(state, config, records, hide=lambda values: None):
             kind, keys = 'create', [key for key in desired if desired[key] not in (None, [])]
         else:
             kind, keys = ('update' if changed else 'none'), _changed_keys(before, after)
-        actions.append(Action(kind, name, record=record, desired=desired, before=before, after=after, keys=keys))
+        actions.append(Action(kind, name, record=record, desired=desired, before=before, after=after, changed_keys=keys))
     if state == 'overridden':
         for record in records:
             if record.get('name') not in listed:

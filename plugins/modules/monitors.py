@@ -283,8 +283,8 @@ changes:
     action:
       description: V(create), V(update) or V(delete).
       type: str
-    keys:
-      description: Options that change (for a create, the options set).
+    changed_keys:
+      description: Options that change (for a create, the options set; for a delete, none).
       type: list
       elements: str
     before:
@@ -303,7 +303,7 @@ changes:
     - name: shop
       id: 7
       action: update
-      keys: [interval]
+      changed_keys: [interval]
       before: {name: shop, interval: 300}
       after: {name: shop, interval: 60}
       status: done

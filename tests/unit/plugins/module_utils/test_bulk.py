@@ -97,9 +97,9 @@ def test_merged_plans_create_update_and_nothing_with_the_monitor_normalisation()
     actions = plan('merged', config, records)
     assert kinds(actions) == {'same': 'none', 'moved': 'update', 'new': 'create'}
     moved = actions[1]
-    assert moved.keys == ['interval']
+    assert moved.changed_keys == ['interval']
     assert moved.after['interval'] == 60 and moved.after['url'] == 'https://moved.example.com/'
-    assert actions[2].keys == ['name', 'url', 'interval', 'pause']
+    assert actions[2].changed_keys == ['name', 'url', 'interval', 'pause']
 
 
 def test_replaced_sets_left_out_options_back_to_their_defaults():
@@ -108,10 +108,10 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
                       request_auth_username='u', request_auth_password='secret')]
     actions = plan('replaced', [web('shop')], records)
     assert actions[0].kind == 'update'
-    assert set(actions[0].keys) == {'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster',
+    assert set(actions[0].changed_keys) == {'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster',
                                     'ssl_alert_days', 'alerts', 'pause', 'request_auth_username',
                                     'request_auth_password'}
-    assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].keys)
+    assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].changed_keys)
 
 
 def test_replaced_of_a_monitor_already_at_its_defaults_changes_nothing():
@@ -168,7 +168,7 @@ def test_change_reports_mask_secrets():
     records = [record(1, 'a', request_auth_username='u', request_auth_password='old')]
     actions = plan('merged', [entry('a', request_auth_username='u', request_auth_password='new')], records)
     report = actions[0].report(check_mode=True)
-    assert report['keys'] == ['request_auth_password']
+    assert report['changed_keys'] == ['request_auth_password']
     assert report['before']['request_auth_password'] == MASK
     assert report['after']['request_auth_password'] == MASK + ' (changed)'
     assert 'old' not in repr(report) and 'new' not in repr(report)
@@ -258,7 +258,7 @@ def test_updates_send_one_put_of_the_changed_keys(emulator):
     assert all(logged['form'] == {'interval': '60'} for logged in writes)
     changed = [change for change in result['changes'] if change['action'] == 'update']
     assert {change['name'] for change in changed} == {'m000', 'm001', 'm002'}
-    assert all(change['keys'] == ['interval'] and change['status'] == 'done' for change in changed)
+    assert all(change['changed_keys'] == ['interval'] and change['status'] == 'done' for change in changed)
     assert {view['name']: view['interval'] for view in result['after']}['m000'] == 60
 
 
