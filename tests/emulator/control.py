@@ -103,14 +103,18 @@ class Emulator:
 
     @classmethod
     def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(), timeout=15):
-        """Launch ``server.py`` on a free port and wait for its READY line."""
-        command = [sys.executable, SERVER, '--host', host, '--port', '0', '--db', db]
+        """Launch ``server.py`` on a free port and wait for its READY line.
+
+        The server stops when this process goes away, even without ``stop()`` (its stdin is a pipe from here).
+        """
+        command = [sys.executable, SERVER, '--host', host, '--port', '0', '--db', db, '--exit-with-stdin']
         for key in api_keys:
             command += ['--api-key', key]
         for key in no_api_keys:
             command += ['--no-api-key', key]
         command += list(extra_args)
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # pylint: disable=consider-using-with
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # pylint: disable=consider-using-with
+                                   text=True)
         lines = []
         reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
         reader.start()
@@ -135,6 +139,7 @@ class Emulator:
     def stop(self):
         if self.process is None or self.process.poll() is not None:
             return
+        self.process.stdin.close()
         self.process.terminate()
         try:
             self.process.wait(10)

@@ -620,6 +620,8 @@ def parse_args(argv=None):
     parser.add_argument('--rate-limit', type=int, default=0, metavar='N', help='requests per minute per account, 0 = off (default)')
     parser.add_argument('--default-per-page', type=int, default=100, help='page size when per_page is absent or invalid (default 100)')
     parser.add_argument('--verbose', action='store_true', help='log each request to stderr')
+    parser.add_argument('--exit-with-stdin', action='store_true',
+                        help='stop when standard input reaches end of file (lets a parent process that dies take the server with it)')
     args = parser.parse_args(argv)
     if not args.api_keys and not args.no_api_keys:
         parser.error('give at least one --api-key')
@@ -637,6 +639,8 @@ def main(argv=None):
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    if args.exit_with_stdin:
+        threading.Thread(target=lambda: (sys.stdin.buffer.read(), server.shutdown()), daemon=True).start()
     print('READY http://%s:%d' % (args.host, server.server_address[1]), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)

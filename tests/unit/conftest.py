@@ -45,15 +45,37 @@ from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noq
 
 __all__ = ['NOPLAN_KEY', 'OTHER_KEY', 'PRIMARY_KEY']
 
+EMULATOR_FIXTURES = frozenset(('emulator', 'emulator_server', 'emulator_url'))
+_shared = {}
+
+
+def _shared_emulator():
+    if 'server' not in _shared:
+        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,))
+    return _shared['server']
+
+
+def pytest_collection_modifyitems(items):
+    """Start the emulator before any test runs when a collected test needs it.
+
+    ``ansible-test units`` runs every test in a forked child, where a session fixture would be set up
+    (and never torn down) once per test; starting the server here, in the process that forks, gives all
+    tests one server and lets ``pytest_sessionfinish`` stop it.
+    """
+    if any(EMULATOR_FIXTURES.intersection(getattr(item, 'fixturenames', ())) for item in items):
+        _shared_emulator()
+
+
+def pytest_sessionfinish():
+    server = _shared.pop('server', None)
+    if server is not None:
+        server.stop()
+
 
 @pytest.fixture(scope='session')
 def emulator_server():
     """One emulator process for the whole session (in-memory database)."""
-    server = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,))
-    try:
-        yield server
-    finally:
-        server.stop()
+    return _shared_emulator()
 
 
 @pytest.fixture

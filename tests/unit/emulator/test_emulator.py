@@ -11,7 +11,7 @@ import urllib.error
 
 import pytest
 
-from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, encode_form
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator, encode_form
 from emulator.store import decode_form
 
 CONNECTION_ERRORS = (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout)
@@ -599,3 +599,13 @@ def test_reset_restarts_everything(emulator):
     response = emulator.api('GET', '/api/v1/monitors')
     assert response.json['data'] == [] and emulator.log()[0]['status'] == 200
     assert create_monitor(emulator) == 1
+
+
+def test_server_stops_when_its_parent_goes_away():
+    server = Emulator.start(api_keys=(PRIMARY_KEY,))
+    try:
+        assert server.api('GET', '/api/v1/status').status == 200
+        server.process.stdin.close()  # what the parent's exit does to the pipe
+        assert server.process.wait(5) == 0
+    finally:
+        server.stop()
