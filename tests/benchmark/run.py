@@ -1,0 +1,224 @@
+"""Benchmark: syncing N monitors three ways, against the service emulator.
+
+Usage (with the development virtualenv's Python, from the repository root):
+
+    .venv/bin/python tests/benchmark/run.py                      # N = 200 and 1000 (takes about an hour)
+    .venv/bin/python tests/benchmark/run.py --n 20               # a smoke run (under a minute)
+    .venv/bin/python tests/benchmark/run.py --update-doc docs/performance.md
+
+For each N, on an emulator reset before each approach:
+
+    (a) loop    a loop of uptime.monitoring.monitor tasks (one task per monitor)
+    (b) bulk    one uptime.monitoring.monitors task
+    (c) uri     a hand-written playbook with ansible.builtin.uri (search, then POST or PUT)
+
+each run three times: the first run (creates every monitor), a second run (no change) and a run
+that changes 10 % of the monitors. It prints, per run, the wall time of ansible-playbook and the
+HTTP requests the emulator logged, then checks the request counts of (b): one read per 100
+monitors, one write per created or updated monitor. The exit status is 1 when a check fails;
+times are reported, never checked.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, 'tests'))
+
+from emulator.control import PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
+
+APPROACHES = {
+    'loop': '(a) loop of monitor tasks',
+    'bulk': '(b) one monitors task',
+    'uri': '(c) ansible.builtin.uri playbook',
+}
+RUNS = (('create', 'first run (create all)'), ('same', 'second run (no change)'), ('change', 'change 10 %'))
+# What a user with many monitors would set: pipelining (no temporary module files, one process
+# a task), no per-item "skipped" lines. Forks do not help: every task runs on one host, localhost.
+ANSIBLE_SETTINGS = {
+    'ANSIBLE_PIPELINING': 'True',
+    'ANSIBLE_DISPLAY_SKIPPED_HOSTS': 'False',
+    'ANSIBLE_NOCOLOR': '1',
+    'ANSIBLE_RETRY_FILES_ENABLED': 'False',
+}
+READ_PAGE = 100
+DOC_START = '<!-- benchmark:start -->'
+DOC_END = '<!-- benchmark:end -->'
+
+
+def monitors(count, changed=False):
+    """``count`` monitors; with ``changed``, every tenth one gets another interval."""
+    fleet = []
+    for number in range(count):
+        fleet.append({
+            'name': 'bench-%05d' % number,
+            'url': 'https://host-%05d.example.com/health' % number,
+            'interval': 600 if changed and number % 10 == 0 else 300,
+            'alerts': [{'key': 'email', 'value': 'oncall-%d@example.com' % (number % 7)}],
+        })
+    return fleet
+
+
+def collections_path(explicit):
+    """A directory holding ansible_collections/uptime/monitoring that points at this checkout."""
+    if explicit:
+        return explicit
+    parts = ROOT.split(os.sep)
+    if len(parts) >= 3 and parts[-3] == 'ansible_collections':
+        return os.sep.join(parts[:-3])
+    base = os.path.join(ROOT, 'build', 'benchmark', 'collections')
+    link = os.path.join(base, 'ansible_collections', 'uptime', 'monitoring')
+    if os.path.realpath(link) != os.path.realpath(ROOT):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(ROOT, link)
+    return base
+
+
+class Bench:
+    """Runs the playbooks against one emulator and counts what they sent."""
+
+    def __init__(self, emulator, collections, workdir, workers, verbose=False):
+        self.emulator = emulator
+        self.workdir = workdir
+        self.workers = workers
+        self.verbose = verbose
+        self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections, UPTIME_API_URL=emulator.url,
+                        UPTIME_API_KEY=PRIMARY_KEY, **ANSIBLE_SETTINGS)
+        self.playbook = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
+
+    def play(self, approach, fleet):
+        """Run one playbook; returns (seconds, requests, writes)."""
+        extra = os.path.join(self.workdir, 'vars.json')
+        with open(extra, 'w', encoding='utf-8') as handle:
+            json.dump({'monitors': fleet, 'bulk_workers': self.workers}, handle)
+        command = [self.playbook, '-i', 'localhost,', '-c', 'local',
+                   '-e', 'ansible_python_interpreter=%s' % sys.executable, '-e', '@' + extra,
+                   os.path.join(HERE, 'playbooks', approach + '.yml')]
+        self.emulator.clear_log()
+        started = time.monotonic()
+        done = subprocess.run(command, env=self.env, cwd=self.workdir, capture_output=True, text=True, check=False)
+        seconds = time.monotonic() - started
+        if done.returncode != 0 or self.verbose:
+            sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+        if done.returncode != 0:
+            raise SystemExit('%s playbook failed (exit %d)' % (approach, done.returncode))
+        log = self.emulator.log()
+        writes = [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
+        return seconds, len(log), len(writes)
+
+    def measure(self, approach, count):
+        self.emulator.reset()
+        results = {}
+        for run, dummy in RUNS:
+            results[run] = self.play(approach, monitors(count, changed=(run == 'change')))
+            print('  N=%-5d %-34s %-24s %8.1f s %6d requests %6d writes'
+                  % ((count, APPROACHES[approach], dict(RUNS)[run]) + results[run]), flush=True)
+        return results
+
+
+def expected_bulk_requests(count):
+    """Requests of (b): one read per page of 100 (at least one), one write per created or updated monitor."""
+    reads_empty, reads_full = 1, max(1, math.ceil(count / READ_PAGE))
+    changed = len([number for number in range(count) if number % 10 == 0])
+    return {'create': (reads_empty + count, count), 'same': (reads_full, 0), 'change': (reads_full + changed, changed)}
+
+
+def check(measured):
+    """The request-count targets of (b); returns the lines of failures."""
+    failures = []
+    for count, by_approach in measured.items():
+        if 'bulk' not in by_approach:
+            continue
+        for run, (requests, writes) in expected_bulk_requests(count).items():
+            got = by_approach['bulk'][run][1:]
+            if got != (requests, writes):
+                failures.append('N=%d %s: (b) sent %d requests (%d writes), expected %d (%d writes)'
+                                % ((count, run) + got + (requests, writes)))
+        if count >= 1000 and by_approach['bulk']['same'][1] > 11:
+            failures.append('N=%d: a no-change sync took %d requests, the target is at most 11'
+                            % (count, by_approach['bulk']['same'][1]))
+    return failures
+
+
+def table(measured, approaches):
+    """The results as a Markdown table."""
+    head = ['N', 'run'] + ['%s: time, requests' % APPROACHES[name] for name in approaches]
+    if 'loop' in approaches and 'bulk' in approaches:
+        head.append('(a) time / (b) time')
+    lines = ['| %s |' % ' | '.join(head), '|%s|' % '|'.join(['---:', '---'] + ['---:'] * (len(head) - 2))]
+    for count, by_approach in measured.items():
+        for run, label in RUNS:
+            cells = [str(count), label]
+            for name in approaches:
+                seconds, requests, dummy = by_approach[name][run]
+                cells.append('%.1f s, %d' % (seconds, requests))
+            if len(head) > len(cells):
+                cells.append('%.0f×' % (by_approach['loop'][run][0] / by_approach['bulk'][run][0]))
+            lines.append('| %s |' % ' | '.join(cells))
+    return '\n'.join(lines)
+
+
+def update_doc(path, text):
+    with open(path, encoding='utf-8') as handle:
+        content = handle.read()
+    pattern = re.compile(re.escape(DOC_START) + '.*?' + re.escape(DOC_END), re.DOTALL)
+    if not pattern.search(content):
+        raise SystemExit('%s has no %s ... %s block to replace' % (path, DOC_START, DOC_END))
+    content = pattern.sub(lambda match: '%s\n%s\n%s' % (DOC_START, text, DOC_END), content)
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write(content)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n', 1)[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('--n', type=int, nargs='+', default=[200, 1000], metavar='N',
+                        help='monitor counts to measure (default: 200 1000)')
+    parser.add_argument('--approaches', nargs='+', choices=list(APPROACHES), default=list(APPROACHES),
+                        help='approaches to measure (default: all three)')
+    parser.add_argument('--workers', type=int, default=4, help='workers option of the monitors task (default 4)')
+    parser.add_argument('--collections-path', help='ANSIBLE_COLLECTIONS_PATH holding the collection '
+                                                   '(default: a link to this checkout under build/benchmark)')
+    parser.add_argument('--update-doc', metavar='PATH', help='write the table into PATH between %s and %s'
+                                                            % (DOC_START, DOC_END))
+    parser.add_argument('-v', '--verbose', action='store_true', help='print the output of every playbook')
+    args = parser.parse_args(argv)
+
+    collections = collections_path(args.collections_path)
+    emulator = Emulator.start(api_keys=(PRIMARY_KEY,))
+    measured = {}
+    try:
+        with tempfile.TemporaryDirectory(prefix='uptime-bench-') as workdir:
+            bench = Bench(emulator, collections, workdir, args.workers, args.verbose)
+            print('ansible settings: %s' % ' '.join('%s=%s' % item for item in sorted(ANSIBLE_SETTINGS.items())))
+            for count in args.n:
+                measured[count] = {name: bench.measure(name, count) for name in args.approaches}
+    finally:
+        emulator.stop()
+
+    text = table(measured, args.approaches)
+    print()
+    print(text)
+    failures = check(measured)
+    print()
+    print('\n'.join(failures) if failures else 'request counts of (b): as expected (one read per 100 monitors, '
+                                               'one write per created or updated monitor)')
+    if args.update_doc:
+        update_doc(args.update_doc, text)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
