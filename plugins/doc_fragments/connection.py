@@ -17,7 +17,7 @@ options:
     type: str
   api_key:
     description:
-      - API key of the account, sent as C(Authorization: Bearer <api_key>).
+      - "API key of the account, sent as C(Authorization: Bearer <api_key>)."
       - If not set, the environment variable E(UPTIME_API_KEY) is used.
       - Never printed in results, diffs or error messages.
     type: str

@@ -225,11 +225,11 @@ class MonitorManager:
         return self._update(record, desired, update_password)
 
     def _create(self, desired):
-        missing = [field.name for field in MONITOR.fields if field.required_on_create and desired.get(field.name) is None]
+        required = [field.name for field in MONITOR.fields if field.required_on_create]
+        missing = [name for name in required if desired.get(name) is None]
         if missing:
             raise ValidationError(missing[0], 'is required to create monitor %r (%s are required on create)'
-                                  % (desired.get('name'), ', '.join(f.name for f in MONITOR.fields
-                                                                   if f.required_on_create)))
+                                  % (desired.get('name'), ', '.join(required)))
         body = {name: value for name, value in desired.items()
                 if MONITOR.by_name[name].on_create and value not in (None, [])}
         for field in MONITOR.fields:

@@ -25,7 +25,7 @@ description:
   - Times are checked before any request; they must not be in the future, O(ended_at) must be after O(started_at) and
     O(acknowledged_at) not before it.
 author:
-  - uptime.monitoring contributors
+  - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
 attributes:

@@ -14,7 +14,7 @@ description:
   - Reads one incident by O(id). An incident that is not found gives an empty list, not a failure.
   - A monitor name that no monitor has, in O(monitor), gives an empty list too.
 author:
-  - uptime.monitoring contributors
+  - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
 attributes:
@@ -23,6 +23,7 @@ attributes:
     description: Reads only; the same in check mode.
   diff_mode:
     support: none
+    description: Reads only; there is nothing to diff.
 options:
   id:
     description:

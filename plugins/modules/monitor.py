@@ -16,7 +16,7 @@ description:
   - Values are compared after normalisation (integers, booleans, lists of key/value pairs without regard to
     order, timestamps in UTC to the second), so a second run with the same arguments reports no change and sends no write.
 author:
-  - uptime.monitoring contributors
+  - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
 attributes:

@@ -15,7 +15,7 @@ description:
   - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), to bring an
     existing account under code.
 author:
-  - uptime.monitoring contributors
+  - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
 attributes:
@@ -24,6 +24,7 @@ attributes:
     description: Reads only; the same in check mode.
   diff_mode:
     support: none
+    description: Reads only; there is nothing to diff.
 options:
   id:
     description:

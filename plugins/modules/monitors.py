@@ -21,7 +21,7 @@ description:
   - When some writes fail, the others are still made and reported, and the task fails with the message of each
     failed monitor. Running the task again finishes the job.
 author:
-  - uptime.monitoring contributors
+  - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
 attributes:
