@@ -86,12 +86,12 @@ def validate_monitor(desired, params=None):
     _require_together(params, 'request_auth_username', 'request_auth_password')
     _require_together(params, 'maintenance_start_at', 'maintenance_end_at')
     start, end = desired.get('maintenance_start_at'), desired.get('maintenance_end_at')
-    if start and end and start >= end:
-        raise ValidationError('maintenance_end_at', 'must be after maintenance_start_at (%s UTC), got %s UTC'
-                              % (start, end))
-    if bool(start) != bool(end) and 'maintenance_start_at' in params:
+    if bool(start) != bool(end):
         raise ValidationError('maintenance_start_at', 'set both maintenance_start_at and maintenance_end_at, '
                                                       'or clear both with empty strings')
+    if start and start >= end:
+        raise ValidationError('maintenance_end_at', 'must be after maintenance_start_at (%s UTC), got %s UTC'
+                              % (start, end))
     _validate_headers(desired.get('request_headers'))
     _validate_alerts(desired.get('alerts'))
 
@@ -184,13 +184,20 @@ class MonitorManager:
         return self.client.get_or_none('%s/%s' % (MONITORS_PATH, monitor_id))
 
     def find_by_name(self, name):
-        """The monitor named exactly ``name``: the service's search matches substrings."""
+        """The monitor named ``name``: the service's search matches substrings.
+
+        An exact match wins; failing that, a match that differs only in case,
+        since a service on a case-insensitive database holds such names unique.
+        """
         params = {'search': name, 'search_by': 'name', 'per_page': 100}
+        folded = None
         for records in self.client.iter_pages(MONITORS_PATH, params):
             for record in records:
                 if record.get('name') == name:
                     return record
-        return None
+                if folded is None and str(record.get('name', '')).casefold() == name.casefold():
+                    folded = record
+        return folded
 
     def find(self, monitor_id=None, name=None):
         if monitor_id is not None:

@@ -108,3 +108,27 @@ def test_export_leaves_out_secrets_and_names_them():
     assert omitted == ['request_auth_username', 'request_auth_password', 'request_headers[Authorization]']
     assert 'id' not in args and 'status' not in args and 'domain_alert_days' not in args
     MonitorManager.desired_from_params(params(**args))
+
+
+class FakePages:
+    """A client whose search answers with fixed pages."""
+
+    def __init__(self, pages):
+        self.pages = pages
+        self.queries = []
+
+    def iter_pages(self, path, params):
+        self.queries.append((path, dict(params)))
+        return iter(self.pages)
+
+
+def test_find_by_name_prefers_the_exact_name_over_substrings_and_case():
+    client = FakePages([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}], [{'id': 3, 'name': 'shop'}]])
+    assert MonitorManager(client).find_by_name('shop')['id'] == 3
+    assert client.queries == [('/api/v1/monitors', {'search': 'shop', 'search_by': 'name', 'per_page': 100})]
+
+
+def test_find_by_name_falls_back_to_a_match_in_another_case():
+    client = FakePages([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}]])
+    assert MonitorManager(client).find_by_name('shop')['id'] == 1
+    assert MonitorManager(FakePages([[{'id': 2, 'name': 'shop-eu'}]])).find_by_name('shop') is None
