@@ -191,8 +191,8 @@ def main(argv=None):
     parser.add_argument('--workers', type=int, default=4, help='workers option of the monitors task (default 4)')
     parser.add_argument('--collections-path', help='ANSIBLE_COLLECTIONS_PATH holding the collection '
                                                    '(default: a link to this checkout under build/benchmark)')
-    parser.add_argument('--update-doc', metavar='PATH', help='write the table into PATH between %s and %s'
-                                                            % (DOC_START, DOC_END))
+    parser.add_argument('--update-doc', metavar='PATH',
+                        help='write the table into PATH between %s and %s' % (DOC_START, DOC_END))
     parser.add_argument('-v', '--verbose', action='store_true', help='print the output of every playbook')
     args = parser.parse_args(argv)
 

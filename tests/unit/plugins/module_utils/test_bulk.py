@@ -108,9 +108,9 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
                       request_auth_username='u', request_auth_password='secret')]
     actions = plan('replaced', [web('shop')], records)
     assert actions[0].kind == 'update'
-    assert set(actions[0].changed_keys) == {'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster',
-                                    'ssl_alert_days', 'alerts', 'pause', 'request_auth_username',
-                                    'request_auth_password'}
+    assert set(actions[0].changed_keys) == {
+        'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster', 'ssl_alert_days', 'alerts', 'pause',
+        'request_auth_username', 'request_auth_password'}
     assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].changed_keys)
 
 
