@@ -301,6 +301,25 @@ def test_the_services_refusals_are_told_before_the_post(emulator, client, monito
     assert not emulator.writes()
 
 
+def test_a_refusal_the_pre_check_missed_comes_back_readable(emulator, client, monitor_id, monkeypatch):
+    # As if another client opened an incident between the lookup and the POST.
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+    monkeypatch.setattr(IncidentManager, '_check_can_open', staticmethod(lambda *args: None))
+    with pytest.raises(UptimeApiError) as caught:
+        run(emulator, client, monitor_id=monitor_id, started_at='2026-01-02T10:00:00')
+    assert caught.value.status == 422
+    assert 'monitor_id: The monitor already has an ongoing incident.' in str(caught.value)
+    assert [entry['method'] for entry in emulator.log()] == ['GET', 'POST', 'GET']
+
+
+def test_create_by_monitor_id_takes_three_requests(emulator, client, monitor_id):
+    created, log, writes = run(emulator, client, monitor_id=monitor_id, started_at='2026-01-01T10:00:00')
+    assert created['changed'] and created['incident']['monitor_name'] == 'shop'
+    assert [(entry['method'], entry['path']) for entry in log] == [
+        ('GET', '/api/v1/incidents'), ('POST', '/api/v1/incidents'),
+        ('GET', '/api/v1/incidents/%d' % created['incident']['id'])]
+
+
 def test_check_mode_predicts_without_writing(emulator, client, monitor_id):
     created, log, writes = run(emulator, client, check_mode=True, monitor_id=monitor_id,
                                started_at='2026-01-01T10:00:00', status='resolved')

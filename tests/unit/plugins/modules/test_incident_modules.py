@@ -90,8 +90,7 @@ def test_open_then_resolve_with_diff_and_masked_monitor(emulator, connection, mo
     assert not emulator.writes()
 
 
-def test_a_service_refusal_comes_back_readable(emulator, connection, monitor_id, capsys):
-    # The last incident ended at 10:30; a concurrent writer made the pre-check pass, the service refuses.
+def test_a_second_ongoing_incident_is_refused_readably(emulator, connection, monitor_id, capsys):
     emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
     result = run_module(incident, capsys, monitor_id=monitor_id, started_at='2026-01-02T10:00:00', **connection)
     assert result['failed'] and 'already has an ongoing incident' in result['msg']
