@@ -329,19 +329,25 @@ class IncidentManager:
         return wanted
 
     def _confirm_latest(self, latest, desired, params, monitor_id):
-        """No ongoing incident: a task that the latest incident already satisfies changes nothing.
+        """No ongoing incident: what a task addressed to the monitor alone may still do.
 
-        This keeps "acknowledge / resolve the current incident of monitor X"
-        idempotent once the incident is resolved; anything else fails rather
-        than change a past incident.
+        A task that acknowledges or resolves (``status``) has nothing left to
+        do: the incident it was about has ended. This keeps re-runs of
+        "acknowledge / resolve the current incident of monitor X" idempotent,
+        whatever later tasks recorded on that incident. Any other task must
+        already match the latest incident: it fails rather than change a past
+        incident, or open one without ``started_at``.
         """
+        if params.get('status') is not None:
+            before = INCIDENT.current(latest) if latest is not None else None
+            return incident_result(False, before, before, latest)
         monitor_text = repr(params['monitor']) if params.get('monitor') else 'id %s' % monitor_id
         hint = 'give started_at to open a new incident, or id to change a past one'
         if latest is None:
             raise ValidationError('started_at', 'monitor %s has no ongoing incident and no incident at all: %s'
                                   % (monitor_text, hint))
         before = INCIDENT.current(latest)
-        wanted = self._with_status(desired, params.get('status'), before)
+        wanted = dict(desired)
         wanted.pop('monitor_id', None)
         changes = INCIDENT.differences(wanted, before)
         if changes:

@@ -14,9 +14,10 @@ description:
   - "The incident is found by O(id) when given; otherwise by its monitor and O(started_at); otherwise, with only a monitor,
     it is that monitor's ongoing incident (the one not ended yet), so acknowledging or resolving the current incident
     of a monitor is one task."
-  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) checks the monitor's latest incident
-    instead: if that incident already matches, nothing changes (a re-run of a task that resolved the current incident
-    reports no change); otherwise the task fails rather than change a past incident."
+  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) that sets O(status) has nothing left
+    to do: it reports no change and returns the monitor's latest incident, so re-running tasks that acknowledged and
+    resolved the current incident changes nothing. Without O(status), such a task must match the latest incident
+    as it is, and fails otherwise rather than change a past incident or open one without O(started_at)."
   - An incident that is not found is opened; this needs the monitor and O(started_at).
   - Only the options you set are compared and sent; values are compared after normalisation (timestamps in UTC to the
     second), so a second run with the same arguments reports no change and sends no write.
@@ -132,6 +133,7 @@ RETURN = r'''
 incident:
   description:
     - The incident after the task, in option names, normalised (timestamps in UTC, C(Y-m-dTH:i:s)); empty when it is absent.
+    - For a task addressed to a monitor without an ongoing incident, the monitor's latest incident (empty when it has none).
     - In check mode, the values the incident would have.
   returned: always
   type: dict

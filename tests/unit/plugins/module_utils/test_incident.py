@@ -256,8 +256,21 @@ def test_without_an_ongoing_incident_a_past_one_is_not_changed(emulator, client,
 
 def test_a_monitor_without_incidents_needs_started_at(emulator, client, monitor_id):
     with pytest.raises(ValidationError) as caught:
-        run(emulator, client, monitor_id=monitor_id, status='resolved')
+        run(emulator, client, monitor_id=monitor_id, cause='db')
     assert caught.value.field == 'started_at' and 'give started_at' in str(caught.value)
+    # Resolving the current incident of a monitor without one has nothing to do.
+    nothing, log, writes = run(emulator, client, monitor_id=monitor_id, status='resolved')
+    assert not nothing['changed'] and nothing['incident'] == {} and len(log) == 1 and not writes
+
+
+def test_acknowledging_after_the_resolution_changes_nothing(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+    run(emulator, client, monitor_id=monitor_id, status='acknowledged', comment='on it')
+    resolved, dummy, dummy = run(emulator, client, monitor_id=monitor_id, status='resolved', comment='fixed')
+    # The playbook runs again: its acknowledge task finds no ongoing incident and has nothing left to do.
+    again, log, writes = run(emulator, client, monitor_id=monitor_id, status='acknowledged', comment='on it')
+    assert not again['changed'] and again['incident']['id'] == resolved['incident']['id']
+    assert again['incident']['comment'] == 'fixed' and len(log) == 1 and not writes
 
 
 def test_an_unknown_monitor_name_fails_clearly(emulator, client):
