@@ -292,10 +292,15 @@ class IncidentManager:
             actual_id = _monitor_id_of(record)
             found = self.monitors.get(actual_id) if actual_id is not None else None
             actual_name = found.get('name') if found else None
-        if actual_name != name:
-            raise ValidationError('monitor', 'incident %s belongs to monitor %r (id %s), not %r: an incident cannot '
-                                             'be moved to another monitor' % (_record_id(record), actual_name,
-                                                                              actual_id, name))
+        if actual_name == name:
+            return
+        if actual_name is not None and str(actual_name).casefold() == name.casefold():
+            # The monitor module resolves a name that differs only in case, when no exact match exists.
+            if self.monitor_id_from_name(name)[0] == actual_id:
+                return
+        raise ValidationError('monitor', 'incident %s belongs to monitor %r (id %s), not %r: an incident cannot '
+                                         'be moved to another monitor' % (_record_id(record), actual_name,
+                                                                          actual_id, name))
 
     # -- the module tasks -----------------------------------------------------
 

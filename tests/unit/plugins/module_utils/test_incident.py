@@ -279,6 +279,20 @@ def test_an_unknown_monitor_name_fails_clearly(emulator, client):
     assert caught.value.field == 'monitor' and "'nope'" in str(caught.value)
 
 
+def test_by_id_the_monitor_name_must_be_the_incidents(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+    same, log, dummy = run(emulator, client, id=incident_id, monitor='shop')
+    assert not same['changed'] and len(log) == 1
+    # A name that differs only in case is the monitor's when it resolves to it, as in the monitor module.
+    folded, log, dummy = run(emulator, client, id=incident_id, monitor='SHOP')
+    assert not folded['changed'] and len(log) == 2
+    emulator.api('POST', '/api/v1/monitors', data={'name': 'api', 'url': 'https://api.example.com', 'interval': 60,
+                                                   'request_method': 'GET', 'alert_condition': 'url_unavailable'})
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, id=incident_id, monitor='api')
+    assert caught.value.field == 'monitor' and "belongs to monitor 'shop'" in str(caught.value)
+
+
 def test_an_unknown_id_fails_and_is_not_created(emulator, client, monitor_id):
     with pytest.raises(UptimeApiError) as caught:
         run(emulator, client, id=999, monitor_id=monitor_id, cause='x')
