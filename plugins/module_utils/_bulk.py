@@ -21,13 +21,12 @@ from ._monitor import (
     MONITOR,
     MONITORS_PATH,
     MonitorManager,
-    _record_id,
     public_view,
     public_view_of_options,
     to_module_args,
     validate_monitor,
 )
-from ._resource import ValidationError, diff_views
+from ._resource import ValidationError, diff_views, record_id
 
 STATES = ['merged', 'replaced', 'overridden', 'deleted', 'gathered']
 REPLACING_STATES = ('replaced', 'overridden')
@@ -129,7 +128,7 @@ class Action:
         before, after = diff_views(MONITOR, self.before, self.after, names)
         entry = dict(name=self.name, action=self.kind, changed_keys=self.changed_keys, before=before, after=after)
         record = self.after_record or self.record
-        entry['id'] = _record_id(record) if record is not None else None
+        entry['id'] = record_id(record) if record is not None else None
         if not check_mode:
             entry['status'] = 'failed' if self.error else ('done' if self.attempted else 'not attempted')
         if self.error:
@@ -245,7 +244,7 @@ class MonitorSync:
         action.attempted = True
         try:
             if action.kind == 'delete':
-                manager.client.delete('%s/%s' % (MONITORS_PATH, _record_id(action.record)))
+                manager.client.delete('%s/%s' % (MONITORS_PATH, record_id(action.record)))
                 action.after = None
             else:
                 dummy, dummy, action.after, action.after_record = manager.ensure_present(

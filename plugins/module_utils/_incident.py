@@ -19,7 +19,18 @@ import datetime
 
 from ._client import UptimeApiError
 from ._monitor import MonitorManager, public_view
-from ._resource import TIMESTAMP_FORMAT, Field, Schema, ValidationError, diff_views, to_int, to_utc_timestamp, utc_now
+from ._resource import (
+    TIMESTAMP_FORMAT,
+    Field,
+    Schema,
+    ValidationError,
+    diff_views,
+    record_id,
+    timestamp_or_text,
+    to_int,
+    to_utc_timestamp,
+    utc_now,
+)
 
 INCIDENTS_PATH = '/api/v1/incidents'
 MONITORS_PATH = '/api/v1/monitors'
@@ -33,14 +44,6 @@ PER_PAGE = [10, 25, 50, 100]
 # The ongoing incident, if any, is the latest started one: a small page is enough.
 ONGOING_PAGE_SIZE = 10
 LOOKUP_PAGE_SIZE = 100
-
-
-class IncidentField(Field):
-    """A :class:`Field` that may be write-once: settable while empty, then fixed."""
-
-    def __init__(self, name, kind='str', write_once=False, **kwargs):
-        super().__init__(name, kind, **kwargs)
-        self.write_once = write_once
 
 
 def _monitor_of(record):
@@ -57,12 +60,12 @@ def _monitor_id_of(record):
 
 
 INCIDENT = Schema([
-    IncidentField('monitor_id', 'int', required_on_create=True, on_update=False, read=_monitor_id_of),
-    IncidentField('started_at', 'timestamp', required_on_create=True, on_update=False),
-    IncidentField('acknowledged_at', 'timestamp', write_once=True),
-    IncidentField('ended_at', 'timestamp', write_once=True),
-    IncidentField('cause'),
-    IncidentField('comment'),
+    Field('monitor_id', 'int', required_on_create=True, on_update=False, read=_monitor_id_of),
+    Field('started_at', 'timestamp', required_on_create=True, on_update=False),
+    Field('acknowledged_at', 'timestamp', write_once=True),
+    Field('ended_at', 'timestamp', write_once=True),
+    Field('cause'),
+    Field('comment'),
 ])
 
 INCIDENT_ARGSPEC = dict(
@@ -146,20 +149,13 @@ def refused_changes(changes, before, incident_id):
                                             'another monitor (asked for %s)' % (incident_id, current, wanted))
             raise ValidationError(name, 'incident %s started at %s UTC: %s cannot be changed after creation '
                                         '(asked for %s)' % (incident_id, current, name, _shown(wanted)))
-        if getattr(field, 'write_once', False) and current is not None:
+        if field.write_once and current is not None:
             raise ValidationError(name, 'incident %s already has %s %s UTC and the service sets it only once: '
                                         'it cannot be changed to %s' % (incident_id, name, current, _shown(wanted)))
 
 
 def _shown(value):
     return 'empty' if value is None else '%s UTC' % value
-
-
-def _record_id(record):
-    try:
-        return int(record.get('id'))
-    except (TypeError, ValueError):
-        return record.get('id')
 
 
 # -- the returned form ------------------------------------------------------
@@ -172,22 +168,15 @@ def incident_view(values, record=None, monitor=None):
     """
     record = record or {}
     monitor = _monitor_of(record) or monitor
-    view = {'id': _record_id(record) if record else None}
+    view = {'id': record_id(record) if record else None}
     view.update((field.name, values.get(field.name)) for field in INCIDENT.fields)
     view['monitor_name'] = monitor.get('name') if monitor else None
     view['status'] = derived_status(values)
     view['duration'] = duration(values)
     for key in ('created_at', 'updated_at'):
-        view[key] = _timestamp_or_text(record.get(key))
+        view[key] = timestamp_or_text(record.get(key))
     view['monitor'] = public_view(monitor) if monitor else None
     return view
-
-
-def _timestamp_or_text(value):
-    try:
-        return to_utc_timestamp(value)
-    except ValidationError:
-        return str(value)
 
 
 def public_incident(record):
@@ -224,7 +213,7 @@ class IncidentManager:
         record = self.monitors.find_by_name(name)
         if record is None:
             return None, None
-        return _record_id(record), record
+        return record_id(record), record
 
     def find_by_start(self, monitor_id, started_at):
         """``(incident, latest)``: the monitor's incident that started at ``started_at`` and its latest one.
@@ -287,7 +276,7 @@ class IncidentManager:
     def _check_monitor_name(self, record, name):
         monitor = _monitor_of(record)
         if monitor is not None and monitor.get('name') is not None:
-            actual_name, actual_id = monitor.get('name'), _record_id(monitor)
+            actual_name, actual_id = monitor.get('name'), record_id(monitor)
         else:
             actual_id = _monitor_id_of(record)
             found = self.monitors.get(actual_id) if actual_id is not None else None
@@ -299,7 +288,7 @@ class IncidentManager:
             if self.monitor_id_from_name(name)[0] == actual_id:
                 return
         raise ValidationError('monitor', 'incident %s belongs to monitor %r (id %s), not %r: an incident cannot '
-                                         'be moved to another monitor' % (_record_id(record), actual_name,
+                                         'be moved to another monitor' % (record_id(record), actual_name,
                                                                           actual_id, name))
 
     # -- the module tasks -----------------------------------------------------
@@ -358,7 +347,7 @@ class IncidentManager:
         if changes:
             raise ValidationError(sorted(changes)[0], 'monitor %s has no ongoing incident; its latest incident %s '
                                   'ended at %s UTC and differs in %s: %s'
-                                  % (monitor_text, _record_id(latest), before.get('ended_at'),
+                                  % (monitor_text, record_id(latest), before.get('ended_at'),
                                      ', '.join(sorted(changes)), hint))
         return incident_result(False, before, before, latest)
 
@@ -379,7 +368,7 @@ class IncidentManager:
         record = self._post(body, desired)
         if _monitor_of(record) is None or record.get('started_at') in (None, ''):
             # The create answer echoes the form: read the whole record back.
-            record = self.get(_record_id(record)) or record
+            record = self.get(record_id(record)) or record
         return incident_result(True, None, INCIDENT.current(record), record, monitor)
 
     @staticmethod
@@ -392,12 +381,12 @@ class IncidentManager:
         if latest_end is None:
             raise ValidationError('started_at', 'monitor %s already has an ongoing incident (id %s, started at %s '
                                                 'UTC): resolve it first (status: resolved) or address it by id'
-                                  % (name, _record_id(latest),
+                                  % (name, record_id(latest),
                                      to_utc_timestamp(latest.get('started_at'), 'started_at')))
         if desired['started_at'] <= latest_end:
             raise ValidationError('started_at', 'must be after the end of the last incident of monitor %s (id %s '
                                                 'ended at %s UTC), got %s UTC'
-                                  % (name, _record_id(latest), latest_end, desired['started_at']))
+                                  % (name, record_id(latest), latest_end, desired['started_at']))
 
     def _post(self, body, desired):
         try:
@@ -415,14 +404,14 @@ class IncidentManager:
             changes = INCIDENT.differences(body, before)
             if not changes:
                 return existing
-            refused_changes(changes, before, _record_id(existing))
+            refused_changes(changes, before, record_id(existing))
             return self._put(existing, changes)
 
     def _update(self, record, desired, status):
         before = INCIDENT.current(record)
         wanted = self._with_status(desired, status, before)
         changes = INCIDENT.differences(wanted, before)
-        refused_changes(changes, before, _record_id(record))
+        refused_changes(changes, before, record_id(record))
         if not changes:
             return incident_result(False, before, before, record)
         predicted = dict(before, **changes)
@@ -435,15 +424,15 @@ class IncidentManager:
 
     def _put(self, record, changes):
         """PUT only what differs; fail if the service kept another write-once value."""
-        updated = self.client.update('%s/%s' % (INCIDENTS_PATH, _record_id(record)), INCIDENT.form(changes),
+        updated = self.client.update('%s/%s' % (INCIDENTS_PATH, record_id(record)), INCIDENT.form(changes),
                                      method='PUT')
         after = INCIDENT.current(updated)
         for name, value in changes.items():
-            if getattr(INCIDENT.by_name[name], 'write_once', False) and after.get(name) != value:
+            if INCIDENT.by_name[name].write_once and after.get(name) != value:
                 raise UptimeApiError('%s: the service kept %s for incident %s instead of %s (it is write-once and was '
-                                     'set meanwhile)' % (name, _shown(after.get(name)), _record_id(record),
+                                     'set meanwhile)' % (name, _shown(after.get(name)), record_id(record),
                                                          _shown(value)), method='PUT',
-                                     path='%s/%s' % (INCIDENTS_PATH, _record_id(record)))
+                                     path='%s/%s' % (INCIDENTS_PATH, record_id(record)))
         return updated
 
     def ensure_absent(self, params):
@@ -456,7 +445,7 @@ class IncidentManager:
         before = INCIDENT.current(record)
         if self.check_mode:
             return incident_result(True, before, None)
-        deleted = self.client.delete('%s/%s' % (INCIDENTS_PATH, _record_id(record)))
+        deleted = self.client.delete('%s/%s' % (INCIDENTS_PATH, record_id(record)))
         return incident_result(deleted, before if deleted else None, None)
 
     def run_info(self, params):

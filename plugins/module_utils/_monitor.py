@@ -10,7 +10,7 @@ import re
 from urllib.parse import urlsplit
 
 from ._client import UptimeApiError
-from ._resource import MASK, Field, Schema, ValidationError, diff_views
+from ._resource import MASK, Field, Schema, ValidationError, diff_views, record_id, timestamp_or_text
 
 MONITORS_PATH = '/api/v1/monitors'
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
@@ -22,8 +22,6 @@ URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 MAX_LIST_ENTRIES = 100
 EMAIL = re.compile(r'^[^@\s]+@[^@\s]+\.[^@\s]+$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
-# Keys of a service record that are read-only facts, returned as they are.
-READ_ONLY_KEYS = ('status', 'created_at', 'updated_at')
 
 
 def _paused_from_status(record):
@@ -164,13 +162,6 @@ def to_module_args(view):
     return args, omitted
 
 
-def _record_id(record):
-    try:
-        return int(record.get('id'))
-    except (TypeError, ValueError):
-        return record.get('id')
-
-
 class MonitorManager:
     """Find, compare, create, update and delete monitors for one module run."""
 
@@ -250,7 +241,7 @@ class MonitorManager:
             return True, None, predicted, None
         record = self._post(body)
         if desired.get('pause'):
-            record = self.client.update('%s/%s' % (MONITORS_PATH, _record_id(record)), MONITOR.form({'pause': True}))
+            record = self.client.update('%s/%s' % (MONITORS_PATH, record_id(record)), MONITOR.form({'pause': True}))
         after = MONITOR.current(record)
         if after.get('pause') is None:
             after['pause'] = predicted['pause']
@@ -274,7 +265,7 @@ class MonitorManager:
         changes = MONITOR.differences(body, MONITOR.current(record))
         if not changes:
             return record
-        return self.client.update('%s/%s' % (MONITORS_PATH, _record_id(record)), MONITOR.form(changes))
+        return self.client.update('%s/%s' % (MONITORS_PATH, record_id(record)), MONITOR.form(changes))
 
     def _update(self, record, desired, update_password):
         compared = dict(desired)
@@ -288,7 +279,7 @@ class MonitorManager:
         predicted = dict(before, **send)
         if self.check_mode:
             return True, before, predicted, record
-        updated = self.client.update('%s/%s' % (MONITORS_PATH, _record_id(record)), MONITOR.form(send))
+        updated = self.client.update('%s/%s' % (MONITORS_PATH, record_id(record)), MONITOR.form(send))
         after = MONITOR.current(updated)
         if after.get('pause') is None:
             after['pause'] = predicted['pause']
@@ -338,7 +329,7 @@ class MonitorManager:
         if record is None:
             return False, None
         if not self.check_mode:
-            self.client.delete('%s/%s' % (MONITORS_PATH, _record_id(record)))
+            self.client.delete('%s/%s' % (MONITORS_PATH, record_id(record)))
         return True, record
 
 
@@ -359,7 +350,8 @@ def public_view_of_options(values, record=None):
     """The returned form of option-term values; read-only facts come from ``record``."""
     view = MONITOR.masked(dict(values))
     view['paused'] = view.pop('pause', None)
-    view['id'] = _record_id(record) if record is not None else None
-    for key in READ_ONLY_KEYS:
-        view[key] = record.get(key) if record is not None else None
+    view['id'] = record_id(record) if record is not None else None
+    view['status'] = record.get('status') if record is not None else None
+    for key in ('created_at', 'updated_at'):
+        view[key] = timestamp_or_text(record.get(key)) if record is not None and record.get(key) else None
     return view

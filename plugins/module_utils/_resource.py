@@ -110,6 +110,22 @@ def pairs_multiset(pairs):
     return sorted((item['key'], item['value']) for item in pairs or [])
 
 
+def record_id(record):
+    """The id of a service record as an integer (the service may send it as a string)."""
+    try:
+        return int(record.get('id'))
+    except (TypeError, ValueError):
+        return record.get('id')
+
+
+def timestamp_or_text(value):
+    """A read-only timestamp of the service in UTC ``Y-m-dTH:i:s``; anything else as it came."""
+    try:
+        return to_utc_timestamp(value)
+    except ValidationError:
+        return str(value)
+
+
 def utc_now():
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
 
@@ -134,12 +150,14 @@ class Field:
     that write; ``create_default`` is sent on create when the user gave none;
     ``companions`` are fields the service wants in the same request whenever
     this one is sent; ``read`` derives the value from a record when the
-    service does not return the field under its own name.
+    service does not return the field under its own name; ``write_once``
+    fields are set by the service only while they are empty.
     """
 
     def __init__(self, name, kind='str', choices=None, api_name=None, aliases=None, secret=False,
                  required_on_create=False, create_default=None, on_create=True, on_update=True,
-                 companions=(), read=None, item_key_choices=None, sensitive_items=False, no_log=None):
+                 companions=(), read=None, item_key_choices=None, sensitive_items=False, no_log=None,
+                 write_once=False):
         if kind not in KINDS:
             raise ValueError('unknown kind %s' % kind)
         self.name = name
@@ -157,6 +175,7 @@ class Field:
         self.item_key_choices = item_key_choices
         self.sensitive_items = sensitive_items
         self.no_log = no_log
+        self.write_once = write_once
 
     def normalise(self, value):
         normaliser = KINDS[self.kind][0]

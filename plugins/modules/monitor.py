@@ -254,10 +254,10 @@ monitor:
       description: Status reported by the service (pending, online, offline, paused, maintenance).
       type: str
     created_at:
-      description: Creation time reported by the service.
+      description: Creation time reported by the service, in UTC (C(Y-m-dTH:i:s)).
       type: str
     updated_at:
-      description: Last update time reported by the service.
+      description: Last update time reported by the service, in UTC (C(Y-m-dTH:i:s)).
       type: str
 '''
 

@@ -132,8 +132,8 @@ monitors:
           value: oncall@example.com
       paused: false
       status: online
-      created_at: "2026-11-01T10:00:00.000000Z"
-      updated_at: "2026-11-01T10:00:00.000000Z"
+      created_at: "2026-11-01T10:00:00"
+      updated_at: "2026-11-01T10:00:00"
 export:
   description:
     - The monitors as argument dicts of M(uptime.monitoring.monitor), unset values left out.

@@ -94,6 +94,7 @@ def test_public_view_normalises_and_masks():
     view = public_view(SERVICE_RECORD)
     assert view['id'] == 12 and view['interval'] == 300 and view['ssl_alert_days'] == 14
     assert view['cache_buster'] is True and view['paused'] is True and view['status'] == 'paused'
+    assert view['created_at'] == '2026-01-01T00:00:00' and view['updated_at'] == '2026-01-02T00:00:00'
     assert view['alerts'] == [{'key': 'email', 'value': 'ops@example.com'}]
     assert view['request_auth_password'] == MASK
     assert view['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'Accept', 'value': 'text/html'}]
