@@ -308,7 +308,10 @@ class UptimeClient:
                     '%s: %s' % (field, ' '.join(texts)) for field, texts in sorted(field_errors.items()))
             else:
                 message = _service_message(body, response.reason or 'error')
-            raise self._error(message, status, method, path, field_errors)
+            error = self._error(message, status, method, path, field_errors)
+            # A server error may come after the record was stored: a create cannot know.
+            error.ambiguous = status >= 500 and method not in IDEMPOTENT_METHODS
+            raise error
         if not isinstance(body, dict):
             kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0]
             raise _TransientError(self._error('the service answered HTTP %s with a body that is not the expected JSON '

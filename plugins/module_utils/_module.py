@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import traceback
+
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
@@ -63,4 +65,8 @@ class UptimeModule:
             self.ansible.fail_json(msg=str(exc), field=exc.field)
         except UptimeApiError as exc:
             self.ansible.fail_json(msg=self.client.redact(str(exc)), **exc.to_result())
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            # A defect must still end in one readable line; the trace stays available with -vvv.
+            self.ansible.fail_json(msg=self.client.redact('unexpected error: %s: %s' % (type(exc).__name__, exc)),
+                                   exception=self.client.redact(traceback.format_exc()))
         self.ansible.exit_json(**result)

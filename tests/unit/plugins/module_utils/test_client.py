@@ -309,3 +309,21 @@ def test_the_key_never_appears_in_messages(emulator):
     assert len(messages) == 4
     for key, message, field_errors in messages:
         assert key not in message and key not in field_errors
+
+
+def test_post_answered_500_is_ambiguous(emulator):
+    emulator.fault('status', status=500, method='POST', when='after')
+    client, sleep = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as caught:
+        client.create('/api/v1/monitors', MONITOR)
+    assert caught.value.status == 500 and caught.value.ambiguous
+    assert sleep.waits == []
+
+
+def test_get_answered_500_is_not_retried_and_not_ambiguous(emulator):
+    emulator.fault('status', status=500, method='GET')
+    client, sleep = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert caught.value.status == 500 and not caught.value.ambiguous
+    assert sleep.waits == []

@@ -87,3 +87,24 @@ def test_invalid_timeout_fails_before_any_request(emulator, connection, capsys):
     result = run(monitor_info.main, dict(connection, timeout=0), capsys)
     assert result['failed'] and 'timeout' in result['msg']
     assert emulator.log() == []
+
+
+def test_a_lost_create_answer_does_not_duplicate_the_monitor(emulator, connection, capsys):
+    emulator.fault('drop', method='POST', when='after')
+    args = dict(connection, name='lost', url='https://lost.example.com', interval=60, retries=0)
+    first = run(monitor.main, args, capsys)
+    second = run(monitor.main, args, capsys)
+    assert first['changed'] and not first.get('failed')
+    assert not second['changed']
+    assert [entry['method'] for entry in emulator.writes()] == ['POST']
+    assert len(emulator.api('GET', '/api/v1/monitors').json['data']) == 1
+
+
+def test_an_unexpected_defect_ends_in_one_line(emulator, connection, capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise KeyError('surprise')
+    monkeypatch.setattr(monitor.MonitorManager, 'run_module', broken)
+    result = run(monitor.main, dict(connection, name='x'), capsys)
+    assert result['failed']
+    assert result['msg'] == "unexpected error: KeyError: 'surprise'"
+    assert PRIMARY_KEY not in json.dumps(result)
