@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import random
 import time
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlsplit
 
 try:
     import requests
@@ -35,6 +36,12 @@ IDEMPOTENT_METHODS = frozenset(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'])
 RETRYABLE_STATUSES = frozenset([429, 502, 503, 504])
 MAX_RETRY_AFTER = 300.0
 MAX_PAGES = 10000
+if HAS_REQUESTS:
+    NEVER_SENT_ERRORS = (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
+                         requests.exceptions.InvalidSchema, requests.exceptions.InvalidHeader,
+                         requests.exceptions.SSLError)
+else:  # pragma: no cover - the modules fail before using the client
+    NEVER_SENT_ERRORS = ()
 
 
 class UptimeApiError(Exception):
@@ -117,6 +124,8 @@ def parse_retry_after(value, now=None):
     value = str(value).strip()
     try:
         seconds = float(value)
+        if not math.isfinite(seconds):
+            return None
     except ValueError:
         try:
             when = email.utils.parsedate_to_datetime(value)
@@ -149,7 +158,7 @@ class UptimeClient:
             'Accept': 'application/json',
             'User-Agent': USER_AGENT,
         })
-        self.session.verify = (ca_path or True) if validate_certs else False
+        self.verify = (ca_path or True) if validate_certs else False
 
     # -- public verbs -----------------------------------------------------
 
@@ -218,17 +227,17 @@ class UptimeClient:
     def _next_page(self, body, url, query):
         """The URL and query of the next page, or None on the last one.
 
-        The path and query of ``links.next`` are kept but not its host: behind
-        a proxy the service may announce an address this client cannot reach.
+        Only the query of ``links.next`` is taken, over the query of this
+        page: behind a proxy the service may announce an address this client
+        cannot reach, and a link need not repeat every filter (page size,
+        status page) of the first request.
         """
         links = body.get('links') if isinstance(body.get('links'), dict) else {}
         next_link = links.get('next')
         if next_link:
-            parts = urlsplit(str(next_link))
-            base = urlsplit(self.base_url)
-            target = urlunsplit((base.scheme, base.netloc, parts.path, '', ''))
-            next_query = dict(_parse_query(parts.query))
-            return target, next_query
+            next_query = dict(query)
+            next_query.update(_parse_query(urlsplit(str(next_link)).query))
+            return url, next_query
         meta = body.get('meta') if isinstance(body.get('meta'), dict) else {}
         current, last = _as_int(meta.get('current_page')), _as_int(meta.get('last_page'))
         if current is not None and last is not None and current < last:
@@ -266,9 +275,13 @@ class UptimeClient:
     def _send_once(self, method, url, display_path, params, data):
         self.request_count += 1
         try:
+            # verify is passed on each call: requests lets REQUESTS_CA_BUNDLE override a session's setting.
             response = self.session.request(method, url, params=params, data=data, timeout=self.timeout,
-                                            allow_redirects=False)
+                                            allow_redirects=False, verify=self.verify)
             content = response.content
+        except NEVER_SENT_ERRORS as exc:
+            # Nothing went out and trying again cannot help: a malformed URL or a certificate refused.
+            raise self._error('request not sent: %s' % _exception_summary(exc), None, method, display_path) from exc
         except requests.exceptions.ConnectTimeout as exc:
             raise _TransientError(self._error('connection timed out after %ss' % self.timeout, None, method,
                                               display_path), request_sent=False) from exc
@@ -405,7 +418,8 @@ def _exception_summary(exc):
     text = str(exc)
     for marker in ('Connection refused', 'Connection aborted', 'Connection reset', 'RemoteDisconnected',
                    'IncompleteRead', 'Read timed out', 'Failed to resolve', 'Name or service not known',
-                   'certificate verify failed', 'Response ended prematurely'):
+                   'certificate verify failed', 'Response ended prematurely', 'No connection adapters',
+                   'Invalid URL', 'No scheme supplied'):
         if marker in text:
             return marker
     return exc.__class__.__name__

@@ -38,6 +38,8 @@ class UptimeModule:
             if not self.params.get(option):
                 self.ansible.fail_json(msg='%s is required: set the %s option or the %s environment variable'
                                        % (option, option, env))
+        if not self.params['api_url'].lower().startswith(('http://', 'https://')):
+            self.ansible.fail_json(msg='api_url: must start with http:// or https://, got %r' % self.params['api_url'])
         if self.params['timeout'] <= 0:
             self.ansible.fail_json(msg='timeout: must be a positive number of seconds, got %s' % self.params['timeout'])
         if self.params['retries'] < 0:

@@ -20,7 +20,7 @@ EXPIRY_ALERT_DAYS = [0, 1, 2, 3, 7, 14, 30, 60]
 ALERT_CHANNELS = ['email', 'webhook', 'slack', 'teams', 'discord', 'flock', 'telegram', 'sms']
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 MAX_LIST_ENTRIES = 100
-EMAIL = re.compile(r'^[^@\s]+@[^@\s]+\.[^@\s]+$')
+EMAIL = re.compile(r'^[^@\s]+@[^@\s]+$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
 
 
@@ -35,8 +35,9 @@ MONITOR = Schema([
     Field('name', required_on_create=True, companions=()),
     Field('url', required_on_create=True),
     Field('interval', 'int', choices=INTERVALS, required_on_create=True),
-    Field('alert_condition', choices=ALERT_CONDITIONS, create_default='url_unavailable'),
     # The service checks the lookup text against the condition of the same request.
+    Field('alert_condition', choices=ALERT_CONDITIONS, create_default='url_unavailable',
+          companions=('alert_text_lookup',)),
     Field('alert_text_lookup', companions=('alert_condition',)),
     Field('request_method', choices=REQUEST_METHODS, create_default='GET'),
     Field('request_headers', 'pairs', sensitive_items=True),
@@ -110,8 +111,8 @@ def _validate_headers(headers):
     for index, header in enumerate(headers):
         if not header['key'] or len(header['key']) > 128:
             raise ValidationError('request_headers[%d].key' % index, 'must be 1 to 128 characters long')
-        if len(header['value']) > 256:
-            raise ValidationError('request_headers[%d].value' % index, 'must be at most 256 characters long')
+        if not header['value'] or len(header['value']) > 256:
+            raise ValidationError('request_headers[%d].value' % index, 'must be 1 to 256 characters long')
 
 
 def _validate_alerts(alerts):
@@ -155,10 +156,10 @@ def to_module_args(view):
     if view.get('request_auth_username') is not None or view.get('request_auth_password') is not None:
         args.pop('request_auth_username', None)
         omitted.extend(['request_auth_username', 'request_auth_password'])
-    headers = args.get('request_headers') or []
-    if any(header['value'] == MASK for header in headers):
-        args['request_headers'] = [header for header in headers if header['value'] != MASK]
-        omitted.extend('request_headers[%s]' % header['key'] for header in headers if header['value'] == MASK)
+    # The list is compared as a whole: exporting part of it would remove the rest on re-apply.
+    if any(header['value'] == MASK for header in args.get('request_headers') or []):
+        args.pop('request_headers')
+        omitted.append('request_headers')
     return args, omitted
 
 
@@ -180,7 +181,8 @@ class MonitorManager:
         An exact match wins; failing that, a match that differs only in case,
         since a service on a case-insensitive database holds such names unique.
         """
-        params = {'search': name, 'search_by': 'name', 'per_page': 100}
+        # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.
+        params = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': 100}
         folded = None
         for records in self.client.iter_pages(MONITORS_PATH, params):
             for record in records:
@@ -262,10 +264,12 @@ class MonitorManager:
             return self._converge_existing(existing, body)
 
     def _converge_existing(self, record, body):
-        changes = MONITOR.differences(body, MONITOR.current(record))
+        current = MONITOR.current(record)
+        changes = MONITOR.differences(body, current)
         if not changes:
             return record
-        return self.client.update('%s/%s' % (MONITORS_PATH, record_id(record)), MONITOR.form(changes))
+        send = MONITOR.with_companions(changes, body, current)
+        return self.client.update('%s/%s' % (MONITORS_PATH, record_id(record)), MONITOR.form(send))
 
     def _update(self, record, desired, update_password):
         compared = dict(desired)
@@ -293,6 +297,8 @@ class MonitorManager:
             if before is not None:
                 hide(MONITOR.secret_values(before))
             return monitor_result(changed, before, None, None, ['name'])
+        # Before validation, which may fail: the failure result echoes the module arguments.
+        hide(MONITOR.secret_values(params))
         desired = self.desired_from_params(params)
         hide(MONITOR.secret_values(desired))
         changed, before, after, record = self.ensure_present(desired, params['id'], params['update_password'])

@@ -31,9 +31,11 @@ class ValidationError(Exception):
 # -- normalisers: service or user value -> comparable value ---------------
 
 def to_text(value):
-    if value is None or value == '':
+    """Text as the service keeps it: trimmed, and empty as no value (Laravel's input middleware)."""
+    if value is None:
         return None
-    return str(value)
+    text = str(value).strip()
+    return text or None
 
 
 def to_int(value, field='value'):

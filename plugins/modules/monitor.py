@@ -41,6 +41,8 @@ options:
   name:
     description:
       - Name of the monitor, unique in the account (1 to 128 characters). The natural key when O(id) is not given.
+      - The monitor with exactly this name is used; failing that, one whose name differs only in case, since the
+        service may hold names unique regardless of case. Leading and trailing spaces are ignored, as the service trims them.
       - Required unless O(id) is given.
     type: str
   url:
@@ -99,6 +101,7 @@ options:
     description:
       - V(always) compares the password with the service's and updates it when it differs.
       - V(on_create) sends the password only when the monitor is created, for services that do not return it.
+        It is still sent when O(request_auth_username) changes, because the service accepts the two only as a pair.
     type: str
     choices: [always, on_create]
     default: always
@@ -120,6 +123,8 @@ options:
     description:
       - Start of the maintenance window, C(Y-m-dTH:i:s) in UTC, or ISO 8601 with an offset (converted to UTC).
       - Set together with O(maintenance_end_at); empty strings for both remove the window.
+      - The service reads these times in the account's time zone and returns them in UTC; the module sends UTC,
+        so the account must use the service's default time zone, UTC.
     type: str
   maintenance_end_at:
     description:
@@ -251,7 +256,9 @@ monitor:
       description: Whether the monitor is paused.
       type: bool
     status:
-      description: Status reported by the service (pending, online, offline, paused, maintenance).
+      description:
+        - Status reported by the service (pending, online, offline, paused, maintenance).
+        - Null right after a create, whose answer does not carry it, and in check mode the status before the change.
       type: str
     created_at:
       description: Creation time reported by the service, in UTC (C(Y-m-dTH:i:s)).

@@ -144,7 +144,8 @@ export:
 export_omitted:
   description:
     - Per monitor name, the options left out of RV(export) because they hold secrets
-      (Basic authentication, sensitive header values). Supply them from a vault.
+      (Basic authentication; the request headers when any of them is sensitive, since the list is managed as a whole).
+      Supply them from a vault.
   returned: when O(export=true)
   type: dict
 '''

@@ -283,7 +283,42 @@ def test_paging_falls_back_to_meta_and_keeps_the_configured_host(scripted):
     client, dummy = make_client(url)
     assert [record['id'] for record in client.list('/api/v1/monitors', {'per_page': 10})] == [1, 2, 3]
     assert [seen['path'] for seen in handler.seen] == [
-        '/api/v1/monitors?per_page=10', '/api/v1/monitors?per_page=10&page=2', '/api/v1/monitors?page=3']
+        '/api/v1/monitors?per_page=10', '/api/v1/monitors?per_page=10&page=2', '/api/v1/monitors?per_page=10&page=3']
+
+
+def test_next_link_keeps_the_api_path_prefix_and_first_filters(scripted):
+    url, handler = scripted
+    handler.answers = [
+        (200, {}, {'data': [{'id': 1}], 'links': {'next': 'http://app.internal/api/v1/monitors?page=2&search=a'}}),
+        (200, {}, {'data': [{'id': 2}], 'links': {'next': None}}),
+    ]
+    client, dummy = make_client(url + '/uptime')
+    client.list('/api/v1/monitors', {'per_page': 10, 'status_page_id': 4, 'search': 'a'})
+    assert handler.seen[1]['path'] == '/uptime/api/v1/monitors?per_page=10&status_page_id=4&search=a&page=2'
+
+
+def test_a_malformed_url_fails_at_once():
+    client, sleep = make_client('uptime.example.com')
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert 'request not sent' in str(caught.value)
+    assert sleep.waits == [] and not caught.value.ambiguous
+
+
+def test_verify_setting_wins_over_the_environment_bundle(scripted, monkeypatch):
+    url, handler = scripted
+    handler.answers = [(200, {}, {'data': []})]
+    monkeypatch.setenv('REQUESTS_CA_BUNDLE', '/nonexistent/bundle.pem')
+    client, dummy = make_client(url, validate_certs=False)
+    seen = {}
+    original = client.session.request
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(client.session, 'request', spy)
+    client.get('/api/v1/monitors')
+    assert seen['verify'] is False
 
 
 def test_paging_stops_on_a_repeated_page(scripted):

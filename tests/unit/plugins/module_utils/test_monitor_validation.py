@@ -50,6 +50,7 @@ def params(**values):
     ({'alerts': [{'key': 'email', 'value': 'a@b.io'}] * 101}, 'alerts', '100'),
     ({'request_headers': [{'key': '', 'value': 'x'}]}, 'request_headers[0].key', '128'),
     ({'request_headers': [{'key': 'X', 'value': 'v' * 257}]}, 'request_headers[0].value', '256'),
+    ({'request_headers': [{'key': 'X', 'value': ' '}]}, 'request_headers[0].value', '1 to 256'),
 ])
 def test_invalid_input_names_the_field(values, field, fragment):
     with pytest.raises(ValidationError) as caught:
@@ -105,8 +106,8 @@ def test_export_leaves_out_secrets_and_names_them():
     args, omitted = to_module_args(public_view(SERVICE_RECORD))
     assert args['pause'] is True and args['interval'] == 300 and args['name'] == 'api'
     assert 'request_auth_username' not in args and 'request_auth_password' not in args
-    assert args['request_headers'] == [{'key': 'Accept', 'value': 'text/html'}]
-    assert omitted == ['request_auth_username', 'request_auth_password', 'request_headers[Authorization]']
+    assert 'request_headers' not in args
+    assert omitted == ['request_auth_username', 'request_auth_password', 'request_headers']
     assert 'id' not in args and 'status' not in args and 'domain_alert_days' not in args
     MonitorManager.desired_from_params(params(**args))
 
@@ -133,3 +134,9 @@ def test_find_by_name_falls_back_to_a_match_in_another_case():
     client = FakePages([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}]])
     assert MonitorManager(client).find_by_name('shop')['id'] == 1
     assert MonitorManager(FakePages([[{'id': 2, 'name': 'shop-eu'}]])).find_by_name('shop') is None
+
+
+def test_find_by_name_searches_around_backslashes():
+    client = FakePages([[{'id': 5, 'name': 'C:\\shares\\backup'}]])
+    assert MonitorManager(client).find_by_name('C:\\shares\\backup')['id'] == 5
+    assert client.queries[0][1]['search'] == 'shares'

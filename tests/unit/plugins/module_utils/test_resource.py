@@ -90,6 +90,7 @@ def test_retry_after_seconds_and_http_date():
     assert parse_retry_after(None) is None
     assert parse_retry_after('Thu, 01 Jan 2026 00:00:10 GMT', now=1767225600.0) == pytest.approx(10.0)
     assert parse_retry_after('nonsense') is None
+    assert parse_retry_after('nan') is None and parse_retry_after('inf') is None
 
 
 def test_differences_only_for_managed_fields():
@@ -122,3 +123,16 @@ def test_masking_and_diff_of_secrets():
     assert shown_after['request_auth_password'] == MASK + ' (changed)'
     assert shown_after['request_headers'][0]['value'] == MASK + ' (changed)'
     assert shown_after['request_headers'][1] == {'key': 'Accept', 'value': 'a'}
+
+
+def test_text_is_trimmed_and_blank_is_no_value():
+    desired = MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '})
+    assert desired == {'alert_text_lookup': 'OK', 'name': None}
+
+
+def test_a_changed_condition_carries_its_lookup_text():
+    current = MONITOR.current({'alert_condition': 'url_unavailable', 'alert_text_lookup': 'OK'})
+    desired = {'alert_condition': 'url_text', 'alert_text_lookup': 'OK'}
+    changes = MONITOR.differences(desired, current)
+    assert changes == {'alert_condition': 'url_text'}
+    assert MONITOR.with_companions(changes, desired, current) == desired
