@@ -1,0 +1,130 @@
+"""Helpers of the ecosystem tests: run ansible-playbook against the emulator, seed and read the emulator."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+COLLECTIONS = os.path.join(REPO_ROOT, 'build', 'collections')
+STAGED = os.path.join(COLLECTIONS, 'ansible_collections', 'uptime', 'monitoring')
+BIN = os.path.dirname(sys.executable)
+
+if os.path.join(REPO_ROOT, 'tests') not in sys.path:
+    sys.path.insert(0, os.path.join(REPO_ROOT, 'tests'))
+
+from emulator.control import OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
+
+__all__ = ['OTHER_KEY', 'PRIMARY_KEY', 'Emulator']
+
+RECAP = re.compile(r'^(?P<host>\S+)\s+: ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+'
+                   r'failed=(?P<failed>\d+)', re.MULTILINE)
+
+
+class PlaybookRun:
+    """The result of one ``ansible-playbook`` run: ``rc``, ``output`` and the PLAY RECAP per host."""
+
+    def __init__(self, command, rc, output):
+        self.command = command
+        self.rc = rc
+        self.output = output
+        self.recap = {match['host']: {key: int(match[key]) for key in ('ok', 'changed', 'unreachable', 'failed')}
+                      for match in RECAP.finditer(output)}
+
+    def changed(self):
+        """Total number of changed tasks over all hosts."""
+        return sum(host['changed'] for host in self.recap.values())
+
+    def __repr__(self):
+        return 'PlaybookRun(rc=%d, command=%r)\n%s' % (self.rc, self.command, self.output)
+
+
+class Ansible:
+    """Runs ``ansible-playbook`` and ``ansible`` from the development virtualenv against the emulator."""
+
+    def __init__(self, emulator, workdir):
+        self.emulator = emulator
+        self.workdir = str(workdir)
+
+    def environment(self, api_key=PRIMARY_KEY, collections=(), extra=None):
+        env = dict(os.environ)
+        env.pop('ANSIBLE_FORCE_COLOR', None)
+        env.update(
+            ANSIBLE_COLLECTIONS_PATH=os.pathsep.join(list(collections) + [COLLECTIONS]),
+            ANSIBLE_NOCOLOR='1',
+            ANSIBLE_RETRY_FILES_ENABLED='0',
+            ANSIBLE_LOCALHOST_WARNING='0',
+            ANSIBLE_INVENTORY_UNPARSED_WARNING='0',
+            PYTHONUNBUFFERED='1',
+            PWD=self.workdir,
+            UPTIME_API_URL=self.emulator.url,
+            UPTIME_API_KEY=api_key,
+        )
+        env.update(extra or {})
+        return env
+
+    def playbook(self, playbook, *args, inventory=None, api_key=PRIMARY_KEY, collections=(), env=None, check=True):
+        """Run a playbook (a path or a collection playbook name); ``check`` asserts that it succeeded."""
+        command = [os.path.join(BIN, 'ansible-playbook')]
+        if inventory:
+            command += ['-i', str(inventory)]
+        command += [str(playbook)] + [str(arg) for arg in args]
+        result = subprocess.run(command, cwd=self.workdir, env=self.environment(api_key, collections, env),
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, timeout=600, check=False)
+        run = PlaybookRun(command, result.returncode, result.stdout)
+        if check:
+            assert run.rc == 0, run
+        return run
+
+    def write(self, name, text):
+        """Write a file into the working directory and return its path."""
+        path = os.path.join(self.workdir, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+        return path
+
+
+def records(emulator, path, api_key=PRIMARY_KEY, **params):
+    """Every record of a list endpoint (all pages), as the service returns them."""
+    found, url = [], path
+    query = dict(params, per_page=100)
+    while url:
+        answer = emulator.api('GET', url, api_key=api_key, params=query)
+        assert answer.status == 200, answer.text
+        found += answer.json['data']
+        url, query = answer.json['links']['next'], None
+    return found
+
+
+def monitors_by_name(emulator, api_key=PRIMARY_KEY):
+    """The monitors of an account, by name."""
+    return {record['name']: record for record in records(emulator, '/api/v1/monitors', api_key)}
+
+
+def create_monitor(emulator, name, api_key=PRIMARY_KEY, **fields):
+    """Create a monitor through the API and return its record."""
+    form = dict(name=name, url='https://%s.example.com/' % name, interval=300, request_method='GET',
+                alert_condition='url_unavailable')
+    form.update(fields)
+    answer = emulator.api('POST', '/api/v1/monitors', api_key=api_key, data=form)
+    assert answer.status in (200, 201), answer.text
+    return answer.json['data']
+
+
+def update_monitor(emulator, monitor_id, api_key=PRIMARY_KEY, **fields):
+    answer = emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, api_key=api_key, data=fields)
+    assert answer.status == 200, answer.text
+    return answer.json['data']
+
+
+def create_incident(emulator, monitor_id, started_at, api_key=PRIMARY_KEY, **fields):
+    """Record an incident through the API (times as Y-m-dTH:i:s in UTC) and return its record."""
+    form = dict(monitor_id=monitor_id, started_at=started_at)
+    form.update(fields)
+    answer = emulator.api('POST', '/api/v1/incidents', api_key=api_key, data=form)
+    assert answer.status in (200, 201), answer.text
+    return answer.json['data']

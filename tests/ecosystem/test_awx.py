@@ -1,0 +1,166 @@
+"""The AWX / Automation Controller credential type (extras/awx/credential_type.yml): its shape, what its
+injectors give a job (rendered the way AWX renders them), that the modules work with that environment,
+and that playbooks/awx_credential_type.yml hands the type to awx.awx unchanged (against stand-ins for the
+awx.awx modules: AWX itself is not available here)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pytest
+import yaml
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+
+from ecosystem_support import OTHER_KEY, PRIMARY_KEY, REPO_ROOT, create_monitor
+
+CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'awx', 'credential_type.yml')
+CONNECTION_DOC = os.path.join(REPO_ROOT, 'plugins', 'doc_fragments', 'connection.py')
+
+# A stand-in for an awx.awx module: records the arguments it was given (one JSON line each) in the file
+# named by AWX_STUB_RECORD, and reports a change.
+STUB_MODULE = '''#!/usr/bin/python
+from __future__ import annotations
+
+import json
+import os
+
+from ansible.module_utils.basic import AnsibleModule
+
+SPEC = %s
+
+
+def main():
+    module = AnsibleModule(argument_spec=SPEC)
+    with open(os.environ['AWX_STUB_RECORD'], 'a', encoding='utf-8') as handle:
+        handle.write(json.dumps({'module': %r, 'params': module.params}) + '\\n')
+    module.exit_json(changed=True)
+
+
+if __name__ == '__main__':
+    main()
+'''
+STUB_SPECS = {
+    'credential_type': dict(name=dict(type='str', required=True), description=dict(type='str'), kind=dict(type='str'),
+                            inputs=dict(type='dict'), injectors=dict(type='dict'), state=dict(type='str')),
+    'credential': dict(name=dict(type='str', required=True), organization=dict(type='str'),
+                       credential_type=dict(type='str'), inputs=dict(type='dict', no_log=True), state=dict(type='str')),
+}
+
+
+def load_credential_type():
+    with open(CREDENTIAL_TYPE, encoding='utf-8') as handle:
+        return yaml.safe_load(handle)
+
+
+def awx_inject(credential_type, credential_inputs):
+    """The environment AWX gives a job for a credential, following AWX's rules: empty inputs are left out,
+    a boolean field that was never set is false, and each injector is a sandboxed Jinja2 template."""
+    namespace = {key: value for key, value in credential_inputs.items() if isinstance(value, bool) or value}
+    for field in credential_type['inputs']['fields']:
+        if field['type'] == 'boolean' and field['id'] not in credential_inputs:
+            namespace[field['id']] = False
+    sandbox = ImmutableSandboxedEnvironment()
+    return {name: sandbox.from_string(template).render(**namespace)
+            for name, template in credential_type['injectors']['env'].items()}
+
+
+def test_credential_type_shape():
+    credential_type = load_credential_type()
+    assert credential_type['kind'] in ('cloud', 'net')  # the kinds AWX allows for custom types
+    fields = {field['id']: field for field in credential_type['inputs']['fields']}
+    assert set(fields) == {'url', 'api_key', 'skip_tls_verify'}
+    assert fields['api_key'].get('secret') is True
+    assert not fields['url'].get('secret')
+    assert fields['skip_tls_verify']['type'] == 'boolean'
+    assert sorted(credential_type['inputs']['required']) == ['api_key', 'url']
+    for field in fields.values():
+        assert field['type'] in ('string', 'boolean') and field['label'] and field['help_text']
+    assert set(credential_type['injectors']) == {'env'}
+
+
+def test_injectors_are_the_variables_the_modules_read():
+    """Every injected variable is one the connection options fall back to, and the other way round."""
+    with open(CONNECTION_DOC, encoding='utf-8') as handle:
+        documented = set(re.findall(r'E\((UPTIME_[A-Z_]+)\)', handle.read()))
+    assert documented == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS'}
+    assert set(load_credential_type()['injectors']['env']) == documented
+
+
+@pytest.mark.parametrize('inputs, validate_certs', [
+    ({'url': 'https://uptime.example.com', 'api_key': 'k'}, 'true'),  # the box was never ticked
+    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': False}, 'true'),
+    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': True}, 'false'),
+])
+def test_injected_environment(inputs, validate_certs):
+    env = awx_inject(load_credential_type(), inputs)
+    assert env == {'UPTIME_API_URL': 'https://uptime.example.com', 'UPTIME_API_KEY': 'k',
+                   'UPTIME_VALIDATE_CERTS': validate_certs}
+
+
+@pytest.mark.parametrize('skip_tls_verify', [False, True])
+def test_modules_run_with_the_injected_environment(ansible, emulator, skip_tls_verify):
+    """A job with only the credential's environment reads the account (as a Controller job would)."""
+    create_monitor(emulator, 'shop')
+    create_monitor(emulator, 'other-account', api_key=OTHER_KEY)
+    emulator.clear_log()
+    env = awx_inject(load_credential_type(), {'url': emulator.url, 'api_key': PRIMARY_KEY, 'skip_tls_verify': skip_tls_verify})
+    playbook = ansible.write('job.yml', '''\
+- name: A job template's playbook, with no connection options at all
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: Read the account
+      uptime.monitoring.monitor_info:
+      register: job_monitors
+
+    - name: Check what was read
+      ansible.builtin.assert:
+        that:
+          - job_monitors.monitors | map(attribute='name') | list == ['shop']
+''')
+    ansible.playbook(playbook, env=env)  # the injected variables replace the harness's UPTIME_*
+    assert {entry['api_key'] for entry in emulator.log()} == {PRIMARY_KEY}
+
+
+def test_registration_playbook_passes_the_type_unchanged(ansible):
+    stubs = os.path.join(ansible.workdir, 'stubs')
+    for name, spec in STUB_SPECS.items():
+        ansible.write(os.path.join('stubs', 'ansible_collections', 'awx', 'awx', 'plugins', 'modules', name + '.py'),
+                      STUB_MODULE % (repr(spec), name))
+    record = os.path.join(ansible.workdir, 'awx-calls.jsonl')
+
+    ansible.playbook('uptime.monitoring.awx_credential_type', '-e', 'uptime_credential_name=phpUptime production',
+                     '-e', 'uptime_credential_url=https://uptime.example.com', '-e', 'uptime_credential_api_key=s3cr3t',
+                     collections=[stubs], env={'AWX_STUB_RECORD': record})
+
+    with open(record, encoding='utf-8') as handle:
+        calls = [json.loads(line) for line in handle]
+    assert [call['module'] for call in calls] == ['credential_type', 'credential']
+    credential_type = load_credential_type()
+    registered = calls[0]['params']
+    assert registered['name'] == credential_type['name']
+    assert registered['kind'] == credential_type['kind']
+    assert registered['state'] == 'present'
+    assert registered['inputs'] == credential_type['inputs']
+    # The AWX templates arrive as templates, not rendered by Ansible.
+    assert registered['injectors'] == credential_type['injectors']
+    assert registered['injectors']['env']['UPTIME_API_URL'] == '{{ url }}'
+    credential = calls[1]['params']
+    assert credential['credential_type'] == credential_type['name']
+    assert credential['organization'] == 'Default'
+    assert credential['inputs'] == {'url': 'https://uptime.example.com', 'api_key': 's3cr3t', 'skip_tls_verify': False}
+
+
+def test_registration_playbook_without_a_credential(ansible):
+    stubs = os.path.join(ansible.workdir, 'stubs')
+    for name, spec in STUB_SPECS.items():
+        ansible.write(os.path.join('stubs', 'ansible_collections', 'awx', 'awx', 'plugins', 'modules', name + '.py'),
+                      STUB_MODULE % (repr(spec), name))
+    record = os.path.join(ansible.workdir, 'awx-calls.jsonl')
+    ansible.playbook('uptime.monitoring.awx_credential_type', '-e', 'uptime_credential_type_name=Uptime',
+                     collections=[stubs], env={'AWX_STUB_RECORD': record})
+    with open(record, encoding='utf-8') as handle:
+        calls = [json.loads(line) for line in handle]
+    assert [(call['module'], call['params']['name']) for call in calls] == [('credential_type', 'Uptime')]

@@ -1,0 +1,175 @@
+"""The EXAMPLES of every module are real: each module's EXAMPLES block is taken from its source, run as the
+tasks of one playbook against the emulator (after seeding the records the examples refer to, ids
+included), and what the examples did to the account is checked.
+
+A new module needs an entry in SPECS (the test that compares SPECS with plugins/modules/ says so)."""
+
+from __future__ import annotations
+
+import ast
+import os
+
+import pytest
+import yaml
+
+from ecosystem_support import REPO_ROOT, create_incident, create_monitor, monitors_by_name, records
+
+MODULES_DIR = os.path.join(REPO_ROOT, 'plugins', 'modules')
+
+
+def module_names():
+    return sorted(name[:-3] for name in os.listdir(MODULES_DIR) if name.endswith('.py') and not name.startswith('_'))
+
+
+def module_examples(module):
+    """The EXAMPLES string of a module, read from its source without importing it."""
+    with open(os.path.join(MODULES_DIR, module + '.py'), encoding='utf-8') as handle:
+        tree = ast.parse(handle.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, 'id', None) == 'EXAMPLES' for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError('%s has no EXAMPLES' % module)
+
+
+def seed_monitors_up_to(emulator, monitor_id, named):
+    """Create monitors until the one with ``monitor_id`` exists; ``named`` maps ids to names (others are fillers)."""
+    created = {}
+    for number in range(1, monitor_id + 1):
+        record = create_monitor(emulator, named.get(number, 'filler-%02d' % number))
+        assert int(record['id']) == number, 'the emulator numbers monitors from 1 after a reset'
+        created[record['name']] = record
+    return created
+
+
+# Per module: seed(emulator) makes what the examples refer to, vars are the play's variables the examples
+# use, asserts are checked (in the same play) on what the examples registered, and check(emulator, workdir)
+# looks at the account afterwards.
+
+def seed_monitor(emulator):
+    # "Rename a monitor by id" renames monitor 42.
+    seed_monitors_up_to(emulator, 42, {42: 'shop-old'})
+
+
+def check_monitor(emulator, workdir):  # pylint: disable=unused-argument
+    monitors = monitors_by_name(emulator)
+    shop = monitors['shop']
+    assert shop['status'] == 'paused'
+    assert (shop['maintenance_start_at'], shop['maintenance_end_at']) == (None, None)
+    assert sorted(alert['key'] for alert in shop['alerts']) == ['email', 'slack']
+    assert 'shop-eu' not in monitors and 'shop-old' not in monitors
+    assert all(int(record['id']) != 42 for record in monitors.values())
+
+
+def seed_monitor_info(emulator):
+    create_monitor(emulator, 'shop', url='https://shop.example.com/health', interval=60,
+                   alerts=[{'key': 'email', 'value': 'oncall@example.com'}])
+    create_monitor(emulator, 'blog', url='https://blog.example.com/')
+    create_monitor(emulator, 'admin', url='https://admin.example.org/', request_auth_username='uptime',
+                   request_auth_password='not-exported')
+
+
+def check_monitor_info(emulator, workdir):  # pylint: disable=unused-argument
+    assert emulator.writes() == [], 'the examples read, and re-applying the export changes nothing'
+
+
+def seed_monitors(emulator):
+    create_monitor(emulator, 'legacy')
+
+
+def check_monitors(emulator, workdir):
+    assert sorted(monitors_by_name(emulator)) == ['blog', 'shop']
+    with open(os.path.join(workdir, 'monitors.yml'), encoding='utf-8') as handle:
+        saved = yaml.safe_load(handle)
+    assert [entry['name'] for entry in saved] == ['blog', 'shop']
+
+
+def seed_incident(emulator):
+    # "Record a past incident ... by monitor id" uses monitor 7, which is not the shop.
+    seed_monitors_up_to(emulator, 7, {1: 'shop', 7: 'api'})
+
+
+def check_incident(emulator, workdir):  # pylint: disable=unused-argument
+    incidents = records(emulator, '/api/v1/incidents')
+    assert [(incident['monitor']['id'], incident['started_at'][:19], incident['status'], incident['duration'])
+            for incident in incidents] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
+
+
+def seed_incident_info(emulator):
+    shop = create_monitor(emulator, 'shop')
+    api = create_monitor(emulator, 'api')
+    causes = ['Timeout'] * 10 + ['Certificate expired']
+    for day, cause in enumerate(causes, start=1):
+        create_incident(emulator, shop['id'], '2026-01-%02dT08:00:00' % day, ended_at='2026-01-%02dT08:30:00' % day, cause=cause)
+    ongoing = create_incident(emulator, api['id'], '2026-02-01T08:00:00', cause='Upstream outage')
+    assert int(ongoing['id']) == 12, '"One incident by id" reads incident 12'
+
+
+def check_incident_info(emulator, workdir):  # pylint: disable=unused-argument
+    assert emulator.writes() == []
+
+
+SPECS = {
+    'monitor': dict(seed=seed_monitor, check=check_monitor, vars={}, asserts=[]),
+    'monitor_info': dict(seed=seed_monitor_info, check=check_monitor_info, vars={}, asserts=[
+        "all_monitors.monitors | map(attribute='name') | sort == ['admin', 'blog', 'shop']",
+        "example_monitors.monitors | map(attribute='name') | list == ['blog', 'shop']",
+        "shop.monitors | map(attribute='name') | list == ['shop']",
+        "exported.export | length == 3",
+        "exported.export_omitted.admin | sort == ['request_auth_password', 'request_auth_username']",
+    ]),
+    'monitors': dict(seed=seed_monitors, check=check_monitors, vars={
+        'monitors_from_inventory': [
+            {'name': 'shop', 'url': 'https://shop.example.com/health', 'interval': 60},
+            {'name': 'blog', 'url': 'https://blog.example.com/', 'interval': 300},
+            {'name': 'old-shop', 'url': 'https://old-shop.example.com/', 'interval': 3600},
+            {'name': 'old-blog', 'url': 'https://old-blog.example.com/', 'interval': 3600},
+        ],
+    }, asserts=[
+        "not plan.changed",
+        "plan.summary.unchanged == 4",
+        "account.gathered | map(attribute='name') | list == ['blog', 'shop']",
+    ]),
+    'incident': dict(seed=seed_incident, check=check_incident, vars={}, asserts=[
+        "resolved.incident.status == 'resolved'",
+        "resolved.incident.monitor_name == 'shop'",
+        "resolved.incident.comment == 'Pool size raised, connections back to normal'",
+    ]),
+    'incident_info': dict(seed=seed_incident_info, check=check_incident_info, vars={}, asserts=[
+        "all_incidents.incidents | length == 12",
+        "to_acknowledge.incidents | map(attribute='id') | list == [12]",
+        "shop_incidents.incidents | length == 11",
+        "shop_incidents.incidents | map(attribute='started_at') | list == shop_incidents.incidents | map(attribute='started_at') | sort",
+        "certificate_incidents.incidents | map(attribute='cause') | list == ['Certificate expired']",
+        "one.incidents | map(attribute='id') | list == [12]",
+    ]),
+}
+
+
+def test_every_module_has_a_spec():
+    assert sorted(SPECS) == module_names()
+
+
+@pytest.mark.parametrize('module', sorted(SPECS))
+def test_examples(ansible, emulator, module):
+    spec = SPECS[module]
+    tasks = yaml.safe_load(module_examples(module))
+    assert isinstance(tasks, list) and tasks, 'EXAMPLES of %s is not a list of tasks' % module
+    names = [task['name'] for task in tasks]
+    assert all(names) and len(set(names)) == len(names), 'every example needs a name of its own'
+
+    spec['seed'](emulator)
+    emulator.clear_log()
+
+    play = {'name': 'EXAMPLES of uptime.monitoring.%s' % module, 'hosts': 'localhost', 'gather_facts': False,
+            'vars': spec['vars'], 'tasks': list(tasks)}
+    if spec['asserts']:
+        play['tasks'].append({'name': 'Check what the examples registered',
+                              'ansible.builtin.assert': {'that': spec['asserts'], 'quiet': True}})
+    playbook = ansible.write('examples.yml', yaml.safe_dump([play], sort_keys=False))
+
+    run = ansible.playbook(playbook, '--diff')
+
+    for name in names:  # every example ran (none was skipped or left out)
+        assert 'TASK [%s]' % name in run.output, run
+    assert 'skipping:' not in run.output, run
+    spec['check'](emulator, ansible.workdir)

@@ -1,0 +1,75 @@
+"""The execution environment files: the collection's meta/execution-environment.yml, read from the built
+collection the way ansible-builder reads it inside an image build, and the example EE definition in
+extras/execution-environment/, turned into a build context by ``ansible-builder create`` (no container
+engine needed)."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+
+import yaml
+
+from ecosystem_support import BIN, REPO_ROOT, STAGED
+
+EE_META = os.path.join(REPO_ROOT, 'meta', 'execution-environment.yml')
+EE_DEFINITION = os.path.join(REPO_ROOT, 'extras', 'execution-environment', 'execution-environment.yml')
+
+
+def run(command, cwd=REPO_ROOT):
+    result = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, timeout=300, check=False)
+    assert result.returncode == 0, '%s\n%s' % (' '.join(command), result.stdout)
+    return result.stdout
+
+
+def requirement_lines(path):
+    with open(path, encoding='utf-8') as handle:
+        return [line.split('#', 1)[0].strip() for line in handle if line.split('#', 1)[0].strip()]
+
+
+def test_collection_dependency_file():
+    with open(EE_META, encoding='utf-8') as handle:
+        meta = yaml.safe_load(handle)
+    assert meta['version'] == 1
+    for entry, path in meta['dependencies'].items():
+        assert entry in ('python', 'system')
+        assert not os.path.isabs(path)  # relative to the collection root, as ansible-builder requires
+        assert os.path.isfile(os.path.join(REPO_ROOT, path)), path
+
+
+def test_builder_finds_the_python_requirements_in_the_built_collection(tmp_path):
+    """Build the tarball, install it, and introspect it as the builder stage of an image build does."""
+    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--force', '--output-path', str(tmp_path), STAGED])
+    tarball, = glob.glob(str(tmp_path / 'uptime-monitoring-*.tar.gz'))
+    collections = tmp_path / 'collections'
+    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '--offline', '-p', str(collections), tarball])
+
+    output = run([os.path.join(BIN, 'ansible-builder'), 'introspect', str(collections)])
+    found = yaml.safe_load(output[output.index('---'):])
+    assert found['system'] == []
+    python = [re.sub(r'\s*#.*', '', line) for line in found['python']]
+    assert python == requirement_lines(os.path.join(REPO_ROOT, 'requirements.txt'))
+    assert all(line.endswith('# from collection uptime.monitoring') for line in found['python'])
+
+
+def test_ee_definition_makes_a_build_context(tmp_path):
+    context = tmp_path / 'context'
+    run([os.path.join(BIN, 'ansible-builder'), 'create', '--file', EE_DEFINITION, '--context', str(context),
+         '--output-filename', 'Containerfile'])
+    with open(context / 'Containerfile', encoding='utf-8') as handle:
+        containerfile = handle.read()
+    assert 'ansible-galaxy collection install' in containerfile
+    assert 'introspect' in containerfile
+    with open(context / '_build' / 'requirements.yml', encoding='utf-8') as handle:
+        galaxy = yaml.safe_load(handle)
+    assert [collection['name'] for collection in galaxy['collections']] == ['uptime.monitoring']
+
+
+def test_ee_definition_pins_the_tested_ansible_core():
+    with open(EE_DEFINITION, encoding='utf-8') as handle:
+        definition = yaml.safe_load(handle)
+    tested = [line for line in requirement_lines(os.path.join(REPO_ROOT, 'requirements-dev.txt')) if line.startswith('ansible-core')]
+    assert [definition['dependencies']['ansible_core']['package_pip']] == tested
