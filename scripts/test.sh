@@ -7,7 +7,7 @@
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
 #
-# Sections (default order): sanity unit integration build
+# Sections (default order): sanity unit integration build lint docs ecosystem molecule
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-SECTIONS=(sanity unit integration build)
+SECTIONS=(sanity unit integration build lint docs ecosystem molecule)
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
@@ -74,6 +74,38 @@ section_build() {
         return 1
     fi
     echo "build: $(tar tzf "$tarball" | wc -l) entries in ${tarball#"$ROOT"/}, no tests/"
+}
+
+section_lint() {
+    # ansible-lint with the production profile (.ansible-lint: offline, no
+    # skip list): the playbooks, the Molecule scenarios, the integration
+    # targets and the collection metadata.
+    NO_COLOR=1 ansible-lint playbooks extensions tests/integration/targets galaxy.yml meta
+}
+
+section_docs() {
+    # docs/reference/ and CHANGELOG.rst match what antsibull-docs and
+    # antsibull-changelog generate now (./scripts/docs.sh regenerates them),
+    # and the module docs and changelog fragments lint clean.
+    "$ROOT/scripts/docs.sh" --check
+}
+
+section_ecosystem() {
+    # tests/ecosystem: the playbooks of playbooks/, the EXAMPLES of every
+    # module, the AWX credential type and the execution environment files,
+    # run against the emulator.
+    local rc=0
+    "$PY" -m pytest tests/ecosystem -p no:cacheprovider || rc=$?
+    if [[ $rc -eq 5 ]]; then
+        echo "ecosystem: pytest collected no tests: failing" >&2
+    fi
+    return "$rc"
+}
+
+section_molecule() {
+    # The Molecule scenarios of extensions/molecule/: default driver on
+    # localhost, against an emulator each scenario starts and stops itself.
+    NO_COLOR=1 molecule test --all
 }
 
 usage() {
