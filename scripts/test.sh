@@ -79,8 +79,9 @@ section_build() {
 section_lint() {
     # ansible-lint with the production profile (.ansible-lint: offline, no
     # skip list): the playbooks, the Molecule scenarios, the integration
-    # targets and the collection metadata.
-    NO_COLOR=1 ansible-lint playbooks extensions tests/integration/targets galaxy.yml meta
+    # targets, the collection metadata and extras/ (the EE definition is
+    # checked against its schema).
+    NO_COLOR=1 ansible-lint playbooks extensions tests/integration/targets galaxy.yml meta extras
 }
 
 section_docs() {
