@@ -19,7 +19,10 @@ EE_DEFINITION = os.path.join(REPO_ROOT, 'extras', 'execution-environment', 'exec
 
 
 def run(command, cwd=REPO_ROOT):
-    result = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    # Without the harness's ANSIBLE_COLLECTIONS_PATH: ansible-galaxy would find the staged collection there and
+    # install nothing ("already installed").
+    env = {key: value for key, value in os.environ.items() if key not in ('ANSIBLE_COLLECTIONS_PATH', 'ANSIBLE_COLLECTIONS_PATHS')}
+    result = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, timeout=300, check=False)
     assert result.returncode == 0, '%s\n%s' % (' '.join(command), result.stdout)
     return result.stdout
@@ -45,7 +48,8 @@ def test_builder_finds_the_python_requirements_in_the_built_collection(tmp_path)
     run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--force', '--output-path', str(tmp_path), STAGED])
     tarball, = glob.glob(str(tmp_path / 'uptime-monitoring-*.tar.gz'))
     collections = tmp_path / 'collections'
-    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '--offline', '-p', str(collections), tarball])
+    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '--offline', '--force', '-p', str(collections), tarball])
+    assert os.path.isfile(collections / 'ansible_collections' / 'uptime' / 'monitoring' / 'meta' / 'execution-environment.yml')
 
     output = run([os.path.join(BIN, 'ansible-builder'), 'introspect', str(collections)])
     found = yaml.safe_load(output[output.index('---'):])
