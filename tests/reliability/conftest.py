@@ -1,0 +1,78 @@
+"""Setup of the reliability tests (issue #7): import paths, emulator fixtures, result recording.
+
+* ``import ansible_collections.uptime.monitoring...`` and ``from emulator.control import Emulator``
+  work from a plain checkout, the same way as in ``tests/unit/conftest.py``.
+* ``emulator_server`` is one emulator for the session; ``emulator`` is the same server, reset.
+* ``record`` stores one result row of the run (see ``reliability_support.record``); ``report.py``
+  turns the rows into ``docs/reliability.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+def _collections_path():
+    """A directory holding ``ansible_collections/uptime/monitoring`` that points at this repository."""
+    namespace_dir = os.path.dirname(REPO_ROOT)
+    if os.path.basename(os.path.dirname(namespace_dir)) == 'ansible_collections':
+        return os.path.dirname(os.path.dirname(namespace_dir))
+    base = os.path.join(REPO_ROOT, 'build', 'pytest_collections')
+    link = os.path.join(base, 'ansible_collections', 'uptime', 'monitoring')
+    if os.path.realpath(link) != os.path.realpath(REPO_ROOT):
+        os.makedirs(os.path.dirname(link), exist_ok=True)
+        if os.path.islink(link):
+            os.unlink(link)
+        try:
+            os.symlink(REPO_ROOT, link)
+        except FileExistsError:  # a parallel run made it first
+            pass
+    return base
+
+
+for _path in (HERE, os.path.join(REPO_ROOT, 'tests'), _collections_path()):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
+
+import reliability_support  # noqa: E402  pylint: disable=wrong-import-position
+
+
+@pytest.fixture(scope='session')
+def emulator_server():
+    """One emulator process for the session (in-memory database, rate limit off)."""
+    server = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def emulator(emulator_server):  # pylint: disable=redefined-outer-name
+    """The session's emulator after a wait for stragglers and a reset."""
+    emulator_server.wait_idle()
+    emulator_server.reset()
+    return emulator_server
+
+
+@pytest.fixture
+def connection(emulator, monkeypatch):  # pylint: disable=redefined-outer-name
+    """Connection options of an in-process module run: short timeout, two retries."""
+    monkeypatch.delenv('UPTIME_API_URL', raising=False)
+    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
+    return dict(api_url=emulator.url, api_key=PRIMARY_KEY, timeout=reliability_support.TIMEOUT,
+                retries=reliability_support.RETRIES)
+
+
+@pytest.fixture
+def record():
+    """``record(group, key, **row)``: keep one result row for the report."""
+    return reliability_support.record
