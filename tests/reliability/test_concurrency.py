@@ -1,0 +1,131 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Concurrency: several runs that ensure the same records at the same time end in one record each.
+
+* In-process races, made deterministic: another client creates the record between the
+  module's lookup and its POST, so the POST is refused (422) and the module must read
+  the record back and succeed.
+* A real playbook: 20 inventory hosts, ``forks: 10``, every host ensures the same 5
+  monitors and the same incident from the controller.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from reliability_support import (INCIDENTS, MONITORS, OUTPUT_DIR, finish_playbook, list_all, record, recap,
+                                 run_module, seed_incident, seed_monitor, start_playbook, utc_ago)
+
+from emulator.control import PRIMARY_KEY, Emulator
+from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import IncidentManager
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MonitorManager
+from ansible_collections.uptime.monitoring.plugins.modules import incident, monitor, monitors
+
+GROUP = 'concurrency'
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLAYBOOK = os.path.join(HERE, 'playbooks', 'concurrency.yml')
+HOSTS, FORKS, NAMES = 20, 10, ['web-%d' % index for index in range(1, 6)]
+# The emulator stores a record at once; a real service takes a moment. Every POST is held
+# this long before it is processed, so that forks searching meanwhile find nothing and
+# post too: the races of a real deployment, on purpose.
+WRITE_LATENCY = 0.5
+ALPHA = {'name': 'alpha', 'url': 'https://alpha.example.com/health', 'interval': 60}
+
+
+def refused_posts(log, path):
+    return [entry for entry in log if entry['method'] == 'POST' and entry['path'] == path and entry['status'] == 422]
+
+
+def after_first_call(monkeypatch, cls, name, side_effect):
+    """Run ``side_effect()`` right after the first call of ``cls.name`` returned (the other client wins there)."""
+    original = getattr(cls, name)
+    calls = []
+
+    def racing(self, *args, **kwargs):
+        answer = original(self, *args, **kwargs)
+        if not calls:
+            side_effect()
+        calls.append(args)
+        return answer
+
+    monkeypatch.setattr(cls, name, racing)
+
+
+def test_monitor_race_on_the_name_ends_in_one_monitor(emulator, connection, monkeypatch):
+    after_first_call(monkeypatch, MonitorManager, 'find_by_name', lambda: seed_monitor(emulator, 'alpha', interval=300))
+    run = run_module(monitor.main, dict(connection, **ALPHA))
+    log = emulator.log()
+    assert not run.failed, run
+    assert [(m['name'], m['interval']) for m in list_all(emulator, MONITORS)] == [('alpha', 60)]
+    taken = refused_posts(log, MONITORS)
+    assert len(taken) == 1
+    record(GROUP, 'race|monitor', case='monitor: another client creates the name between search and POST',
+           outcome='success, one monitor (the refused POST is read back by name, then updated to the task)',
+           refused=len(taken))
+
+
+def test_incident_race_on_the_natural_key_ends_in_one_incident(emulator, connection, monkeypatch):
+    mid = seed_monitor(emulator, 'shop')['id']
+    started = utc_ago(hours=1)
+    after_first_call(monkeypatch, IncidentManager, 'find_by_start',
+                     lambda: seed_incident(emulator, mid, started, cause='first'))
+    run = run_module(incident.main, dict(connection, monitor_id=mid, started_at=started, cause='db'))
+    log = emulator.log()
+    assert not run.failed, run
+    assert [i['cause'] for i in list_all(emulator, INCIDENTS)] == ['db']
+    assert len(refused_posts(log, INCIDENTS)) == 1
+    record(GROUP, 'race|incident', case='incident: another client opens the same incident between lookup and POST',
+           outcome='success, one incident (read back by monitor and start time)', refused=1)
+
+
+def test_bulk_race_on_the_name_ends_in_one_monitor(emulator, connection, monkeypatch):
+    after_first_call(monkeypatch, MonitorSync, 'read_all', lambda: seed_monitor(emulator, 'alpha', interval=300))
+    run = run_module(monitors.main, dict(connection, config=[dict(ALPHA)], workers=1))
+    assert not run.failed, run
+    assert [(m['name'], m['interval']) for m in list_all(emulator, MONITORS)] == [('alpha', 60)]
+    assert len(refused_posts(emulator.log(), MONITORS)) == 1
+    record(GROUP, 'race|monitors', case='monitors: another client creates a listed name after the account was read',
+           outcome='success, one monitor', refused=1)
+
+
+def write_inventory(path):
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write('localhost ansible_connection=local ansible_python_interpreter=%s\n\n[fleet]\n' % sys.executable)
+        for index in range(1, HOSTS + 1):
+            handle.write('host%02d ansible_connection=local ansible_python_interpreter=%s\n' % (index, sys.executable))
+
+
+def test_twenty_hosts_ten_forks_same_five_monitors():
+    out = os.path.join(OUTPUT_DIR, 'concurrency')
+    os.makedirs(out, exist_ok=True)
+    inventory = os.path.join(out, 'inventory.ini')
+    write_inventory(inventory)
+    with Emulator.start(api_keys=(PRIMARY_KEY,)) as emu:
+        emu.fault('delay', count=10000, seconds=WRITE_LATENCY, method='POST')
+        process = start_playbook(['-i', inventory, '--forks', str(FORKS), PLAYBOOK], os.path.join(out, 'playbook.log'),
+                                 env={'UPTIME_API_URL': emu.url, 'UPTIME_API_KEY': PRIMARY_KEY,
+                                      'INCIDENT_STARTED_AT': utc_ago(hours=1)})
+        returncode, seconds, output = finish_playbook(process, timeout=600)
+        found = list_all(emu, MONITORS)
+        incidents = list_all(emu, INCIDENTS)
+        emu.wait_idle()
+        log = emu.log()
+    hosts = recap(output)
+    fleet = {host: counts for host, counts in hosts.items() if host.startswith('host')}
+    failed = sum(counts.get('failed', 0) + counts.get('unreachable', 0) for counts in hosts.values())
+    monitor_posts = [entry for entry in log if entry['method'] == 'POST' and entry['path'] == MONITORS]
+    incident_posts = [entry for entry in log if entry['method'] == 'POST' and entry['path'] == INCIDENTS]
+    record(GROUP, 'playbook', hosts=len(fleet), forks=FORKS, tasks=HOSTS * (len(NAMES) + 1), failed_tasks=failed,
+           monitors=len(found), incidents=len(incidents), requests=len(log),
+           monitor_posts=len(monitor_posts), monitor_posts_refused=len(refused_posts(log, MONITORS)),
+           incident_posts=len(incident_posts), incident_posts_refused=len(refused_posts(log, INCIDENTS)),
+           write_latency=WRITE_LATENCY, seconds=round(seconds, 1), returncode=returncode)
+    assert returncode == 0, output[-3000:]
+    assert len(fleet) == HOSTS and failed == 0, hosts
+    assert sorted(m['name'] for m in found) == NAMES
+    assert len(incidents) == 1
+    assert len([entry for entry in monitor_posts if entry['status'] == 201]) == len(NAMES)
+    # the races did happen, and every one of them ended in a success
+    assert refused_posts(log, MONITORS)
