@@ -7,7 +7,7 @@
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
 #
-# Sections (default order): sanity unit integration build lint docs ecosystem molecule
+# Sections (default order): sanity unit integration build lint docs ecosystem molecule reliability
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-SECTIONS=(sanity unit integration build lint docs ecosystem molecule)
+SECTIONS=(sanity unit integration build lint docs ecosystem molecule reliability)
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
@@ -107,6 +107,14 @@ section_molecule() {
     # The Molecule scenarios of extensions/molecule/: default driver on
     # localhost, against an emulator each scenario starts and stops itself.
     NO_COLOR=1 molecule test --all
+}
+
+section_reliability() {
+    # tests/reliability (issue #7): the fault matrix, lost answers, bad input,
+    # secrets at -vvv --diff, concurrency and the rate limit. Regenerates
+    # docs/reliability.md from the results and fails when its verdicts differ
+    # from the committed copy (commit the regenerated file).
+    "$PY" tests/reliability/run.py --no-stage
 }
 
 usage() {
