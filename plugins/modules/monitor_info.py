@@ -97,11 +97,10 @@ EXAMPLES = r'''
     export: true
   register: exported
 
-- name: Re-apply the export (changes nothing)
-  uptime.monitoring.monitor: "{{ item }}"
-  loop: "{{ exported.export }}"
-  loop_control:
-    label: "{{ item.name }}"
+- name: Re-apply the export in one task (changes nothing)
+  uptime.monitoring.monitors:
+    state: merged
+    config: "{{ exported.export }}"
 '''
 
 RETURN = r'''
