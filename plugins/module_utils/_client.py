@@ -33,6 +33,7 @@ API_PREFIX = '/api/v1'
 # Writes other than POST are idempotent on this service: repeating a PUT or a
 # DELETE leaves the same state, so they may be retried like reads.
 IDEMPOTENT_METHODS = frozenset(['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'])
+READ_METHODS = frozenset(['GET', 'HEAD'])
 RETRYABLE_STATUSES = frozenset([429, 502, 503, 504])
 MAX_RETRY_AFTER = 300.0
 MAX_PAGES = 10000
@@ -48,7 +49,8 @@ class UptimeApiError(Exception):
     """One error type for every failure of a request to the service.
 
     ``ambiguous`` is true when a write may or may not have been applied
-    (the request was sent but no trustworthy answer came back).
+    (the request was sent but no trustworthy answer came back); the message
+    then says so.
     """
 
     def __init__(self, message, status=None, method=None, path=None, field_errors=None, ambiguous=False):
@@ -64,7 +66,8 @@ class UptimeApiError(Exception):
         where = ' '.join(part for part in (self.method, self.path) if part)
         status = ('HTTP %s: ' % self.status) if self.status else ''
         prefix = ('%s failed: ' % where) if where else ''
-        return '%s%s%s' % (prefix, status, self.message)
+        outcome = ' (no definite answer: the service may have applied this change)' if self.ambiguous else ''
+        return '%s%s%s%s' % (prefix, status, self.message, outcome)
 
     def to_result(self):
         return dict(status=self.status, method=self.method, path=self.path, field_errors=self.field_errors)
@@ -260,7 +263,7 @@ class UptimeClient:
                 retry_allowed = method in IDEMPOTENT_METHODS or not transient.request_sent
                 if not retry_allowed or attempt >= self.retries:
                     error = transient.error
-                    if method not in IDEMPOTENT_METHODS and transient.request_sent:
+                    if method not in READ_METHODS and transient.request_sent:
                         error.ambiguous = True
                     raise error
                 self._sleep(self._backoff(attempt, transient.retry_after))
@@ -323,7 +326,7 @@ class UptimeClient:
                 message = _service_message(body, response.reason or 'error')
             error = self._error(message, status, method, path, field_errors)
             # A server error may come after the record was stored: a create cannot know.
-            error.ambiguous = status >= 500 and method not in IDEMPOTENT_METHODS
+            error.ambiguous = status >= 500 and method not in READ_METHODS
             raise error
         if not isinstance(body, dict):
             kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0]

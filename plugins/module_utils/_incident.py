@@ -24,6 +24,7 @@ from ._resource import (
     Field,
     Schema,
     ValidationError,
+    confirm_after_ambiguity,
     diff_views,
     record_id,
     timestamp_or_text,
@@ -424,8 +425,14 @@ class IncidentManager:
 
     def _put(self, record, changes):
         """PUT only what differs; fail if the service kept another write-once value."""
-        updated = self.client.update('%s/%s' % (INCIDENTS_PATH, record_id(record)), INCIDENT.form(changes),
-                                     method='PUT')
+        incident_id = record_id(record)
+
+        def confirm():
+            fresh = self.get(incident_id)
+            return fresh if fresh is not None and not INCIDENT.differences(changes, INCIDENT.current(fresh)) else None
+        updated = confirm_after_ambiguity(
+            lambda: self.client.update('%s/%s' % (INCIDENTS_PATH, incident_id), INCIDENT.form(changes), method='PUT'),
+            confirm)
         after = INCIDENT.current(updated)
         for name, value in changes.items():
             if INCIDENT.by_name[name].write_once and after.get(name) != value:
@@ -445,7 +452,9 @@ class IncidentManager:
         before = INCIDENT.current(record)
         if self.check_mode:
             return incident_result(True, before, None)
-        deleted = self.client.delete('%s/%s' % (INCIDENTS_PATH, record_id(record)))
+        incident_id = record_id(record)
+        deleted = confirm_after_ambiguity(lambda: self.client.delete('%s/%s' % (INCIDENTS_PATH, incident_id)),
+                                          lambda: True if self.get(incident_id) is None else None)
         return incident_result(deleted, before if deleted else None, None)
 
     def run_info(self, params):

@@ -11,7 +11,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
-from ._resource import ValidationError
+from ._resource import ValidationError, is_sensitive_name
 
 CONNECTION_ARGSPEC = dict(
     api_url=dict(type='str', fallback=(env_fallback, ['UPTIME_API_URL'])),
@@ -23,13 +23,61 @@ CONNECTION_ARGSPEC = dict(
 )
 
 
+def no_log_option_names(spec):
+    """Names of the options, at any depth, whose values Ansible must never show."""
+    names = set()
+    for name, option in spec.items():
+        if option.get('no_log'):
+            names.add(name)
+        names.update(no_log_option_names(option.get('options') or {}))
+    return names
+
+
+def raw_secrets(value, secret_names):
+    """Secret values in module arguments as given, before any validation.
+
+    Values of options named in ``secret_names`` and the ``value`` of every
+    ``{key, value}`` item whose key names a sensitive header.
+    """
+    found = []
+    if isinstance(value, dict):
+        if is_sensitive_name(value.get('key')) and isinstance(value.get('value'), str) and value['value']:
+            found.append(value['value'])
+        for name, item in value.items():
+            if name in secret_names and isinstance(item, (str, int)) and str(item):
+                found.append(str(item))
+            else:
+                found.extend(raw_secrets(item, secret_names))
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            found.extend(raw_secrets(item, secret_names))
+    return found
+
+
+class _CensoringModule(AnsibleModule):
+    """An AnsibleModule that knows the secrets of its arguments before validating them.
+
+    Argument validation may fail before Ansible has collected the no_log
+    values of nested options, and its failure result echoes the arguments.
+    """
+
+    def __init__(self, secret_names, **kwargs):
+        self._secret_names = secret_names
+        super().__init__(**kwargs)
+
+    def _load_params(self):
+        super()._load_params()
+        self.no_log_values.update(raw_secrets(self.params, self._secret_names))
+
+
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
     def __init__(self, argument_spec, supports_check_mode=True, **kwargs):
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
-        self.ansible = AnsibleModule(argument_spec=spec, supports_check_mode=supports_check_mode, **kwargs)
+        self.ansible = _CensoringModule(no_log_option_names(spec), argument_spec=spec,
+                                        supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         if not HAS_REQUESTS:

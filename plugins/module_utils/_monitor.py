@@ -10,7 +10,16 @@ import re
 from urllib.parse import urlsplit
 
 from ._client import UptimeApiError
-from ._resource import MASK, Field, Schema, ValidationError, diff_views, record_id, timestamp_or_text
+from ._resource import (
+    MASK,
+    Field,
+    Schema,
+    ValidationError,
+    confirm_after_ambiguity,
+    diff_views,
+    record_id,
+    timestamp_or_text,
+)
 
 MONITORS_PATH = '/api/v1/monitors'
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
@@ -283,7 +292,13 @@ class MonitorManager:
         predicted = dict(before, **send)
         if self.check_mode:
             return True, before, predicted, record
-        updated = self.client.update('%s/%s' % (MONITORS_PATH, record_id(record)), MONITOR.form(send))
+        monitor_id = record_id(record)
+
+        def confirm():
+            fresh = self.get(monitor_id)
+            return fresh if fresh is not None and not MONITOR.differences(compared, MONITOR.current(fresh)) else None
+        updated = confirm_after_ambiguity(
+            lambda: self.client.update('%s/%s' % (MONITORS_PATH, monitor_id), MONITOR.form(send)), confirm)
         after = MONITOR.current(updated)
         if after.get('pause') is None:
             after['pause'] = predicted['pause']
@@ -335,7 +350,9 @@ class MonitorManager:
         if record is None:
             return False, None
         if not self.check_mode:
-            self.client.delete('%s/%s' % (MONITORS_PATH, record_id(record)))
+            monitor_id = record_id(record)
+            confirm_after_ambiguity(lambda: self.client.delete('%s/%s' % (MONITORS_PATH, monitor_id)),
+                                    lambda: True if self.get(monitor_id) is None else None)
         return True, record
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import datetime
 import re
 
+from ._client import UptimeApiError
+
 MASK = '********'
 TIMESTAMP_FORMAT = '%Y-%m-%dT%H:%M:%S'
 SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
@@ -126,6 +128,24 @@ def timestamp_or_text(value):
         return to_utc_timestamp(value)
     except ValidationError:
         return str(value)
+
+
+def confirm_after_ambiguity(write, confirm):
+    """Run ``write``; when its answer was lost, ask ``confirm`` whether it took effect.
+
+    ``confirm`` re-reads the service and returns what the write should have
+    returned when the service already shows the wanted state, else None, and
+    the original error stands.
+    """
+    try:
+        return write()
+    except UptimeApiError as exc:
+        if not exc.ambiguous:
+            raise
+        confirmed = confirm()
+        if confirmed is None:
+            raise
+        return confirmed
 
 
 def utc_now():

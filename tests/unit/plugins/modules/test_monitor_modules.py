@@ -108,3 +108,37 @@ def test_an_unexpected_defect_ends_in_one_line(emulator, connection, capsys, mon
     assert result['failed']
     assert result['msg'] == "unexpected error: KeyError: 'surprise'"
     assert PRIMARY_KEY not in json.dumps(result)
+
+
+def test_argument_errors_do_not_echo_sensitive_header_values(emulator, connection, capsys):
+    args = dict(connection, name='x', interval=61,
+                request_headers=[{'key': 'Authorization', 'value': 'Bearer topsecret-xyz'}])
+    result = run(monitor.main, args, capsys)
+    assert result['failed'] and 'interval' in result['msg']
+    assert 'topsecret-xyz' not in json.dumps(result)
+    assert emulator.log() == []
+
+
+@pytest.mark.parametrize('fault', [{'kind': 'status', 'status': 500}, {'kind': 'drop'}])
+def test_an_update_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, capsys, fault):
+    args = dict(connection, name='confirm', url='https://c.example.com', interval=60, retries=0)
+    run(monitor.main, args, capsys)
+    emulator.fault(method='PUT', when='after', **fault)
+    result = run(monitor.main, dict(args, interval=300), capsys)
+    assert result['changed'] and not result.get('failed')
+    assert result['monitor']['interval'] == 300
+
+
+def test_a_delete_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, capsys):
+    args = dict(connection, name='gone', url='https://g.example.com', interval=60, retries=0)
+    run(monitor.main, args, capsys)
+    emulator.fault('status', status=500, method='DELETE', when='after')
+    result = run(monitor.main, dict(args, state='absent'), capsys)
+    assert result['changed'] and not result.get('failed')
+
+
+def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys):
+    emulator.fault('status', status=503, method='POST')
+    result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60), capsys)
+    assert result['failed']
+    assert result['msg'].endswith('(no definite answer: the service may have applied this change)')
