@@ -53,7 +53,7 @@ FAULTS = {
     'truncated body': (dict(kind='truncated'), []),
 }
 # A message that admits the write may have been applied.
-MAY_BE_APPLIED = re.compile(r'may have been applied|may have (been )?(created|changed|deleted)|outcome is unknown',
+MAY_BE_APPLIED = re.compile(r'may have (been )?applied|may have (been )?(created|changed|deleted)|outcome is unknown',
                             re.IGNORECASE)
 
 
