@@ -5,6 +5,7 @@ Usage (with the development virtualenv's Python, from the repository root):
     .venv/bin/python tests/benchmark/run.py                      # N = 200 and 1000 (takes about an hour)
     .venv/bin/python tests/benchmark/run.py --n 20               # a smoke run (under a minute)
     .venv/bin/python tests/benchmark/run.py --update-doc docs/performance.md
+    .venv/bin/python tests/benchmark/run.py --n 300 --approaches bulk --rate-limit 120
 
 For each N, on an emulator reset before each approach:
 
@@ -14,7 +15,7 @@ For each N, on an emulator reset before each approach:
 
 each run three times: the first run (creates every monitor), a second run (no change) and a run
 that changes 10 % of the monitors. It prints, per run, the wall time of ansible-playbook and the
-HTTP requests the emulator logged, then checks the request counts of (b): one read per 100
+HTTP requests the emulator logged (refused ones included), then checks the request counts of (b): one read per 100
 monitors, one write per created or updated monitor. The exit status is 1 when a check fails;
 times are reported, never checked.
 """
@@ -89,8 +90,9 @@ def collections_path(explicit):
 class Bench:
     """Runs the playbooks against one emulator and counts what they sent."""
 
-    def __init__(self, emulator, collections, workdir, workers, verbose=False):
+    def __init__(self, emulator, collections, workdir, workers, rate_limit=0, verbose=False):
         self.emulator = emulator
+        self.rate_limit = rate_limit
         self.workdir = workdir
         self.workers = workers
         self.verbose = verbose
@@ -99,7 +101,7 @@ class Bench:
         self.playbook = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
 
     def play(self, approach, fleet):
-        """Run one playbook; returns (seconds, requests, writes)."""
+        """Run one playbook; returns (seconds, requests, writes, refused with 429)."""
         extra = os.path.join(self.workdir, 'vars.json')
         with open(extra, 'w', encoding='utf-8') as handle:
             json.dump({'monitors': fleet, 'bulk_workers': self.workers}, handle)
@@ -115,15 +117,18 @@ class Bench:
         if done.returncode != 0:
             raise SystemExit('%s playbook failed (exit %d)' % (approach, done.returncode))
         log = self.emulator.log()
-        writes = [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
-        return seconds, len(log), len(writes)
+        refused = [entry for entry in log if entry['status'] == 429]
+        writes = [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE') and entry['status'] != 429]
+        return seconds, len(log), len(writes), len(refused)
 
     def measure(self, approach, count):
         self.emulator.reset()
+        if self.rate_limit:
+            self.emulator.rate_limit(self.rate_limit)
         results = {}
         for run, dummy in RUNS:
             results[run] = self.play(approach, monitors(count, changed=(run == 'change')))
-            print('  N=%-5d %-34s %-24s %8.1f s %6d requests %6d writes'
+            print('  N=%-5d %-34s %-24s %8.1f s %6d requests %6d writes %5d refused (429)'
                   % ((count, APPROACHES[approach], dict(RUNS)[run]) + results[run]), flush=True)
         return results
 
@@ -142,13 +147,14 @@ def check(measured):
         if 'bulk' not in by_approach:
             continue
         for run, (requests, writes) in expected_bulk_requests(count).items():
-            got = by_approach['bulk'][run][1:]
-            if got != (requests, writes):
+            got = by_approach['bulk'][run][1:3]
+            refused = by_approach['bulk'][run][3]
+            if got != (requests + refused, writes):
                 failures.append('N=%d %s: (b) sent %d requests (%d writes), expected %d (%d writes)'
                                 % ((count, run) + got + (requests, writes)))
-        if count >= 1000 and by_approach['bulk']['same'][1] > 11:
-            failures.append('N=%d: a no-change sync took %d requests, the target is at most 11'
-                            % (count, by_approach['bulk']['same'][1]))
+        same = by_approach['bulk']['same']
+        if count >= 1000 and same[1] - same[3] > 11:
+            failures.append('N=%d: a no-change sync took %d requests, the target is at most 11' % (count, same[1] - same[3]))
     return failures
 
 
@@ -162,7 +168,7 @@ def table(measured, approaches):
         for run, label in RUNS:
             cells = [str(count), label]
             for name in approaches:
-                seconds, requests, dummy = by_approach[name][run]
+                seconds, requests = by_approach[name][run][:2]
                 cells.append('%.1f s, %d' % (seconds, requests))
             if len(head) > len(cells):
                 cells.append('%.0f×' % (by_approach['loop'][run][0] / by_approach['bulk'][run][0]))
@@ -189,6 +195,9 @@ def main(argv=None):
     parser.add_argument('--approaches', nargs='+', choices=list(APPROACHES), default=list(APPROACHES),
                         help='approaches to measure (default: all three)')
     parser.add_argument('--workers', type=int, default=4, help='workers option of the monitors task (default 4)')
+    parser.add_argument('--rate-limit', type=int, default=0, metavar='PER_MINUTE',
+                        help='make the emulator refuse more than this many requests a minute with 429 and '
+                             'Retry-After, as the real service does at 120 (default: no limit)')
     parser.add_argument('--collections-path', help='ANSIBLE_COLLECTIONS_PATH holding the collection '
                                                    '(default: a link to this checkout under build/benchmark)')
     parser.add_argument('--update-doc', metavar='PATH',
@@ -201,8 +210,10 @@ def main(argv=None):
     measured = {}
     try:
         with tempfile.TemporaryDirectory(prefix='uptime-bench-') as workdir:
-            bench = Bench(emulator, collections, workdir, args.workers, args.verbose)
+            bench = Bench(emulator, collections, workdir, args.workers, args.rate_limit, args.verbose)
             print('ansible settings: %s' % ' '.join('%s=%s' % item for item in sorted(ANSIBLE_SETTINGS.items())))
+            if args.rate_limit:
+                print('emulator rate limit: %d requests a minute' % args.rate_limit)
             for count in args.n:
                 measured[count] = {name: bench.measure(name, count) for name in args.approaches}
     finally:
