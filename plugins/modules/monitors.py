@@ -161,6 +161,7 @@ options:
     type: int
     default: 4
 notes:
+  - Deleting a monitor (O(state=overridden), O(state=deleted)) also deletes its incidents; the service does so.
   - Basic authentication and sensitive header values cannot be exported by O(state=gathered) (the results mask them);
     RV(gathered_omitted) names them. Add them back from a vault before using the export with O(state=replaced) or
     O(state=overridden), or those states clear them.
