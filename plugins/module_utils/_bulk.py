@@ -26,7 +26,7 @@ from ._monitor import (
     to_module_args,
     validate_monitor,
 )
-from ._resource import ValidationError, diff_views, record_id
+from ._resource import ValidationError, confirm_after_ambiguity, diff_views, record_id
 
 STATES = ['merged', 'replaced', 'overridden', 'deleted', 'gathered']
 REPLACING_STATES = ('replaced', 'overridden')
@@ -244,7 +244,10 @@ class MonitorSync:
         action.attempted = True
         try:
             if action.kind == 'delete':
-                manager.client.delete('%s/%s' % (MONITORS_PATH, record_id(action.record)))
+                monitor_id = record_id(action.record)
+                # A lost answer is settled by a read, as for the monitor module: gone is done.
+                confirm_after_ambiguity(lambda: manager.client.delete('%s/%s' % (MONITORS_PATH, monitor_id)),
+                                        lambda: True if manager.get(monitor_id) is None else None)
                 action.after = None
             else:
                 dummy, dummy, action.after, action.after_record = manager.ensure_present(

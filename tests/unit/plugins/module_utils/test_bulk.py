@@ -333,6 +333,16 @@ def test_overridden_and_deleted_delete_with_one_request_each(emulator):
     assert requests_by_method(emulator) == {'GET': 1, 'DELETE': 1}
 
 
+def test_a_delete_whose_answer_is_lost_is_confirmed_by_a_read(emulator):
+    run(emulator, 'merged', fleet(2))
+    emulator.fault('status', status=500, method='DELETE', when='after')
+    emulator.clear_log()
+    result = run(emulator, 'overridden', fleet(1))
+    assert 'failed' not in result
+    assert result['summary']['deleted'] == 1
+    assert requests_by_method(emulator) == {'GET': 2, 'DELETE': 1}
+
+
 def test_gathered_exports_config_entries_that_sync_without_change(emulator):
     config = [web('plain'), web('rich', alert_condition='url_text', alert_text_lookup='OK', request_method='HEAD',
                                 cache_buster=True, ssl_alert_days=14, pause=True,
