@@ -160,16 +160,44 @@ def desired_state(item, state):
     return desired
 
 
-def index_by_name(records):
-    by_name = {}
-    for record in records:
-        by_name.setdefault(record.get('name'), record)
-    return by_name
+class RecordMatcher:
+    """The monitor of each config name, as ``MonitorManager.find_by_name`` finds it.
+
+    The exact name wins; failing that, a monitor whose name differs only in
+    case and is not listed under its own name (a service on a case-insensitive
+    database holds such names unique). Each monitor matches one entry at most.
+    """
+
+    def __init__(self, records, names):
+        self.exact = {}
+        for record in records:
+            self.exact.setdefault(record.get('name'), record)
+        listed = set(names)
+        self.folded = {}
+        for record in records:
+            if record.get('name') not in listed:
+                self.folded.setdefault(_folded(record.get('name')), record)
+        self.matched = set()
+
+    def find(self, name):
+        record = self.exact.get(name)
+        if record is None:
+            record = self.folded.pop(_folded(name), None)
+        if record is not None:
+            self.matched.add(id(record))
+        return record
+
+    def unmatched(self, records):
+        return [record for record in records if id(record) not in self.matched]
+
+
+def _folded(name):
+    return str(name if name is not None else '').casefold()
 
 
 def plan(state, config, records, hide=lambda values: None):
     """Every action of the sync, computed from one read of the account and no request."""
-    by_name = index_by_name(records)
+    matcher = RecordMatcher(records, [item.get('name') for item in config])
     planner = MonitorManager(None, check_mode=True)
     actions = []
     listed = {}
@@ -179,7 +207,7 @@ def plan(state, config, records, hide=lambda values: None):
             raise ValidationError('config[%d].name' % index, 'monitor %r is listed twice (also at config[%d])'
                                   % (name, listed[name]))
         listed[name] = index
-        record = by_name.get(name)
+        record = matcher.find(name)
         if record is not None:
             hide(MONITOR.secret_values(MONITOR.current(record)))
         if state == 'deleted':
@@ -199,10 +227,9 @@ def plan(state, config, records, hide=lambda values: None):
             kind, keys = ('update' if changed else 'none'), _changed_keys(before, after)
         actions.append(Action(kind, name, record=record, desired=desired, before=before, after=after, changed_keys=keys))
     if state == 'overridden':
-        for record in records:
-            if record.get('name') not in listed:
-                hide(MONITOR.secret_values(MONITOR.current(record)))
-                actions.append(Action('delete', record.get('name'), record=record, before=MONITOR.current(record)))
+        for record in matcher.unmatched(records):
+            hide(MONITOR.secret_values(MONITOR.current(record)))
+            actions.append(Action('delete', record.get('name'), record=record, before=MONITOR.current(record)))
     return actions
 
 
@@ -301,15 +328,16 @@ class MonitorSync:
         return dict(changed=False, gathered=gathered, gathered_omitted=omitted, requests=self.request_count)
 
     def result(self, records, actions):
-        views = {record.get('name'): public_view(record) for record in records}
+        views = {id(record): public_view(record) for record in records}
         before = sorted(views.values(), key=_name_key)
         effective = [action for action in actions
                      if action.writes and (self.check_mode or action.done)]
         for action in effective:
+            key = id(action.record) if action.record is not None else id(action)
             if action.kind == 'delete':
-                views.pop(action.name, None)
+                views.pop(key, None)
             else:
-                views[action.name] = public_view_of_options(action.after, action.after_record or action.record)
+                views[key] = public_view_of_options(action.after, action.after_record or action.record)
         failed = [action for action in actions if action.error]
         summary = dict(
             created=_count(effective, 'create'),

@@ -135,6 +135,17 @@ def test_deleted_deletes_only_listed_monitors_that_exist():
     assert kinds(plan('deleted', [entry('old'), entry('gone')], records)) == {'old': 'delete', 'gone': 'none'}
 
 
+def test_a_name_that_differs_only_in_case_matches_like_the_monitor_module():
+    # A service on a case-insensitive database holds "Shop" and "shop" as the same name.
+    actions = plan('overridden', [web('shop')], [record(1, 'Shop', url='https://shop.example.com/')])
+    assert kinds(actions) == {'shop': 'update'}
+    assert actions[0].changed_keys == ['name']
+    # The exact name wins, and the other one is not listed.
+    actions = plan('overridden', [web('shop')], [record(1, 'Shop'), record(2, 'shop')])
+    assert [(action.kind, action.name, action.record['id']) for action in actions] == [
+        ('none', 'shop', 2), ('delete', 'Shop', 1)]
+
+
 def test_errors_name_the_config_entry():
     config = [web('fine'), web('bad', alerts=[{'key': 'email', 'value': 'nope'}])]
     with pytest.raises(ValidationError) as caught:
