@@ -7,7 +7,7 @@
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
 #
-# Sections (default order): sanity unit integration build lint docs ecosystem molecule reliability
+# Sections (default order): sanity unit integration build lint docs ecosystem molecule reliability benchmark
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-SECTIONS=(sanity unit integration build lint docs ecosystem molecule reliability)
+SECTIONS=(sanity unit integration build lint docs ecosystem molecule reliability benchmark)
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
@@ -115,6 +115,14 @@ section_reliability() {
     # docs/reliability.md from the results and fails when its verdicts differ
     # from the committed copy (commit the regenerated file).
     "$PY" tests/reliability/run.py --no-stage
+}
+
+section_benchmark() {
+    # A small run of tests/benchmark (issue #8): the three ways of syncing
+    # monitors, side by side. It fails when the monitors module's request
+    # counts are off; the times are printed, never asserted. The full run
+    # (N = 200 and 1000) is the README's benchmark command.
+    "$PY" tests/benchmark/run.py --n 10 --collections-path "$COLLECTIONS"
 }
 
 usage() {

@@ -26,7 +26,7 @@ from ._monitor import (
     to_module_args,
     validate_monitor,
 )
-from ._resource import ValidationError, confirm_after_ambiguity, diff_views, record_id
+from ._resource import ValidationError, diff_views, record_id
 
 STATES = ['merged', 'replaced', 'overridden', 'deleted', 'gathered']
 REPLACING_STATES = ('replaced', 'overridden')
@@ -195,11 +195,9 @@ def _folded(name):
     return str(name if name is not None else '').casefold()
 
 
-def plan(state, config, records, hide=lambda values: None):
-    """Every action of the sync, computed from one read of the account and no request."""
-    matcher = RecordMatcher(records, [item.get('name') for item in config])
-    planner = MonitorManager(None, check_mode=True)
-    actions = []
+def validate_config(state, config, hide=lambda values: None):
+    """The desired state of every entry (None with state=deleted), checked before any request."""
+    wanted = []
     listed = {}
     for index, item in enumerate(config):
         name = item.get('name')
@@ -207,6 +205,30 @@ def plan(state, config, records, hide=lambda values: None):
             raise ValidationError('config[%d].name' % index, 'monitor %r is listed twice (also at config[%d])'
                                   % (name, listed[name]))
         listed[name] = index
+        if state == 'deleted':
+            wanted.append(None)
+            continue
+        try:
+            desired = desired_state(item, state)
+        except ValidationError as exc:
+            raise _prefixed(exc, index, name)
+        hide(MONITOR.secret_values(desired))
+        wanted.append(desired)
+    return wanted
+
+
+def plan(state, config, records, hide=lambda values: None, wanted=None):
+    """Every action of the sync, computed from one read of the account and no request.
+
+    ``wanted`` is what :func:`validate_config` returned for ``config``.
+    """
+    if wanted is None:
+        wanted = validate_config(state, config, hide)
+    matcher = RecordMatcher(records, [item.get('name') for item in config])
+    planner = MonitorManager(None, check_mode=True)
+    actions = []
+    for index, (item, desired) in enumerate(zip(config, wanted)):
+        name = item.get('name')
         record = matcher.find(name)
         if record is not None:
             hide(MONITOR.secret_values(MONITOR.current(record)))
@@ -216,8 +238,6 @@ def plan(state, config, records, hide=lambda values: None):
             actions.append(Action(kind, name, record=record, before=current))
             continue
         try:
-            desired = desired_state(item, state)
-            hide(MONITOR.secret_values(desired))
             changed, before, after, dummy = planner.ensure_present(desired, record=record, found=True)
         except ValidationError as exc:
             raise _prefixed(exc, index, name)
@@ -271,10 +291,7 @@ class MonitorSync:
         action.attempted = True
         try:
             if action.kind == 'delete':
-                monitor_id = record_id(action.record)
-                # A lost answer is settled by a read, as for the monitor module: gone is done.
-                confirm_after_ambiguity(lambda: manager.client.delete('%s/%s' % (MONITORS_PATH, monitor_id)),
-                                        lambda: True if manager.get(monitor_id) is None else None)
+                manager.delete(action.record)
                 action.after = None
             else:
                 dummy, dummy, action.after, action.after_record = manager.ensure_present(
@@ -311,8 +328,10 @@ class MonitorSync:
             return self.gather()
         if params['config'] is None:
             raise ValidationError('config', 'is required with state=%s' % state)
+        # Every entry is checked before the account is read: bad input costs no request.
+        wanted = validate_config(state, params['config'], hide)
         records = self.read_all()
-        actions = plan(state, params['config'], records, hide)
+        actions = plan(state, params['config'], records, hide, wanted)
         if not self.check_mode:
             self.apply(actions)
         return self.result(records, actions)

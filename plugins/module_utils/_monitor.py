@@ -350,10 +350,14 @@ class MonitorManager:
         if record is None:
             return False, None
         if not self.check_mode:
-            monitor_id = record_id(record)
-            confirm_after_ambiguity(lambda: self.client.delete('%s/%s' % (MONITORS_PATH, monitor_id)),
-                                    lambda: True if self.get(monitor_id) is None else None)
+            self.delete(record)
         return True, record
+
+    def delete(self, record):
+        """Delete the monitor of ``record``; a lost answer is settled by a read (gone is done)."""
+        monitor_id = record_id(record)
+        confirm_after_ambiguity(lambda: self.client.delete('%s/%s' % (MONITORS_PATH, monitor_id)),
+                                lambda: True if self.get(monitor_id) is None else None)
 
 
 def monitor_result(changed, before, after, record, managed):

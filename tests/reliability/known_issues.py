@@ -9,13 +9,6 @@ docs/reliability.md is regenerated). docs/reliability.md lists every entry.
 from __future__ import annotations
 
 ISSUES = {
-    'R4': {
-        'title': 'monitors: the whole account is read before the config is validated',
-        'where': 'plugins/module_utils/_bulk.py: MonitorSync.run() calls read_all() before plan(), which is where '
-                 'duplicate names, state=replaced without url/interval and invalid values are found',
-        'fix': 'Validate every entry (duplicate names, desired_state()) before read_all(), e.g. a validate_config() '
-               'step split out of plan().',
-    },
     'A1': {
         'title': 'ansible-core: a list item that is not a dict is refused without naming the option',
         'where': 'ansible-core 2.19 ArgumentSpecValidator: the no_log pre-scan (_list_no_log_values) converts list '
@@ -32,10 +25,6 @@ MATRIX = {
 # Cases of test_bad_input.py (test ids).
 BAD_INPUT = {
     'monitor: alerts not a list of dicts': 'A1',
-    'monitors: the same name twice': 'R4',
-    'monitors: replaced without url': 'R4',
-    'monitors: invalid alert in the second entry': 'R4',
-    'monitors: maintenance window backwards in an entry': 'R4',
 }
 
 # Output of test_secrets.py: (target, task name) -> issue.
