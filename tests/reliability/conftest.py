@@ -1,7 +1,7 @@
 """Setup of the reliability tests (issue #7): import paths, emulator fixtures, result recording.
 
 * ``import ansible_collections.uptime.monitoring...`` and ``from emulator.control import Emulator``
-  work from a plain checkout, the same way as in ``tests/unit/conftest.py``.
+  work from a plain checkout through ``tests/conftest.py``.
 * ``emulator_server`` is one emulator for the session; ``emulator`` is the same server, reset.
 * ``record`` stores one result row of the run (see ``reliability_support.record``); ``report.py``
   turns the rows into ``docs/reliability.md``.
@@ -15,30 +15,9 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 
-
-def _collections_path():
-    """A directory holding ``ansible_collections/uptime/monitoring`` that points at this repository."""
-    namespace_dir = os.path.dirname(REPO_ROOT)
-    if os.path.basename(os.path.dirname(namespace_dir)) == 'ansible_collections':
-        return os.path.dirname(os.path.dirname(namespace_dir))
-    base = os.path.join(REPO_ROOT, 'build', 'pytest_collections')
-    link = os.path.join(base, 'ansible_collections', 'uptime', 'monitoring')
-    if os.path.realpath(link) != os.path.realpath(REPO_ROOT):
-        os.makedirs(os.path.dirname(link), exist_ok=True)
-        if os.path.islink(link):
-            os.unlink(link)
-        try:
-            os.symlink(REPO_ROOT, link)
-        except FileExistsError:  # a parallel run made it first
-            pass
-    return base
-
-
-for _path in (HERE, os.path.join(REPO_ROOT, 'tests'), _collections_path()):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
 
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
 

@@ -1,9 +1,5 @@
-"""Shared setup of the unit tests.
+"""Shared setup of the unit tests (import paths: ``tests/conftest.py``).
 
-* ``import ansible_collections.uptime.monitoring...`` works from a plain checkout: when the repository
-  does not already live at ``.../ansible_collections/uptime/monitoring`` a symlink tree is made under
-  ``build/pytest_collections`` and put on ``sys.path``.
-* ``from emulator.control import Emulator`` works (``tests/`` goes on ``sys.path``).
 * Fixtures: ``emulator_server`` (one emulator process per session) and ``emulator`` (the same server,
   reset before each test).  The keys are PRIMARY_KEY, OTHER_KEY and NOPLAN_KEY (an account whose plan has
   no API access); they are also importable from ``emulator.control``.
@@ -11,37 +7,9 @@
 
 from __future__ import annotations
 
-import os
-import sys
-
 import pytest
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _collections_path():
-    """Return a directory that contains ``ansible_collections/uptime/monitoring`` pointing at this repository."""
-    namespace_dir = os.path.dirname(REPO_ROOT)
-    if os.path.basename(os.path.dirname(namespace_dir)) == 'ansible_collections':
-        return os.path.dirname(os.path.dirname(namespace_dir))
-    base = os.path.join(REPO_ROOT, 'build', 'pytest_collections')
-    link = os.path.join(base, 'ansible_collections', 'uptime', 'monitoring')
-    if os.path.realpath(link) != os.path.realpath(REPO_ROOT):
-        os.makedirs(os.path.dirname(link), exist_ok=True)
-        if os.path.islink(link):
-            os.unlink(link)
-        try:
-            os.symlink(REPO_ROOT, link)
-        except FileExistsError:  # a parallel run made it first
-            pass
-    return base
-
-
-for _path in (os.path.join(REPO_ROOT, 'tests'), _collections_path()):
-    if _path not in sys.path:
-        sys.path.insert(0, _path)
-
-from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator
 
 __all__ = ['NOPLAN_KEY', 'OTHER_KEY', 'PRIMARY_KEY']
 
