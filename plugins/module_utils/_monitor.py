@@ -17,6 +17,7 @@ from ._resource import (
     ValidationError,
     confirm_after_ambiguity,
     diff_views,
+    is_sensitive_name,
     record_id,
     timestamp_or_text,
 )
@@ -60,6 +61,8 @@ MONITOR = Schema([
     Field('alerts', 'pairs', item_key_choices=ALERT_CHANNELS),
     Field('pause', 'bool', aliases=['paused'], on_create=False, read=_paused_from_status),
 ])
+
+MONITOR_API_NAMES = frozenset(field.api_name for field in MONITOR.fields)
 
 MONITOR_ARGSPEC = dict(
     MONITOR.argument_spec(),
@@ -381,4 +384,8 @@ def public_view_of_options(values, record=None):
     view['status'] = record.get('status') if record is not None else None
     for key in ('created_at', 'updated_at'):
         view[key] = timestamp_or_text(record.get(key)) if record is not None and record.get(key) else None
+    # Other read-only facts a deployment returns pass through; a name that looks secret is masked.
+    for key, value in (record or {}).items():
+        if key not in view and key not in MONITOR_API_NAMES:
+            view[key] = MASK if value is not None and is_sensitive_name(key) else value
     return view

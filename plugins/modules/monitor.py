@@ -198,6 +198,8 @@ monitor:
   description:
     - The monitor after the task, in option names, normalised; empty when it is absent.
     - The password and the values of sensitive request headers are masked.
+    - Other read-only keys a deployment returns are passed through as they come; those whose name looks
+      secret (token, key, secret...) are masked.
     - In check mode, the values the monitor would have.
   returned: always
   type: dict

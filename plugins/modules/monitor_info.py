@@ -107,6 +107,8 @@ RETURN = r'''
 monitors:
   description:
     - The monitors, normalised as the result of M(uptime.monitoring.monitor), secrets masked.
+    - Other read-only keys a deployment returns are passed through as they come; those whose name looks
+      secret (token, key, secret...) are masked.
   returned: always
   type: list
   elements: dict

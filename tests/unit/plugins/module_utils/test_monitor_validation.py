@@ -140,3 +140,10 @@ def test_find_by_name_searches_around_backslashes():
     client = FakePages([[{'id': 5, 'name': 'C:\\shares\\backup'}]])
     assert MonitorManager(client).find_by_name('C:\\shares\\backup')['id'] == 5
     assert client.queries[0][1]['search'] == 'shares'
+
+
+def test_other_read_only_facts_pass_through_and_secret_looking_ones_are_masked():
+    view = public_view(dict(SERVICE_RECORD, user_id=3, uptime_percentage='99.9', heartbeat_token='tok-123'))
+    assert view['user_id'] == 3 and view['uptime_percentage'] == '99.9'
+    assert view['heartbeat_token'] == MASK
+    assert 'pause' not in view and 'tok-123' not in repr(view)
