@@ -4,10 +4,9 @@
 
 """Declarative sync of many monitors: read the account once, plan in memory, write the differences.
 
-The comparison is the one of the ``monitor`` module: every monitor of the plan
-goes through :meth:`MonitorManager.ensure_present` of ``_monitor.py``, first
-with a check-mode manager (the plan, no request), then, for the monitors that
-differ, with one real manager per worker thread.
+Every monitor goes through the engine of the ``monitor`` module: first a
+check-mode engine plans each entry against the record read (no request), then,
+for the monitors that differ, one real engine per worker thread writes.
 """
 
 from __future__ import annotations
@@ -17,16 +16,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ._client import UptimeApiError, UptimeClient
-from ._monitor import (
-    MONITOR,
-    MONITORS_PATH,
-    MonitorManager,
-    public_view,
-    public_view_of_options,
-    to_module_args,
-    validate_monitor,
-)
-from ._resource import ValidationError, diff_views, record_id
+from ._engine import Engine, NameMatcher
+from ._monitor import MONITOR, MONITORS
+from ._resource import ValidationError, record_id, to_text
 
 STATES = ['merged', 'replaced', 'overridden', 'deleted', 'gathered']
 REPLACING_STATES = ('replaced', 'overridden')
@@ -37,25 +29,7 @@ READ_QUERY = {'per_page': 100, 'sort_by': 'id', 'sort': 'asc'}
 MAX_WORKERS = 32
 # Failures that every further write would repeat: stop sending when one is seen.
 FATAL_STATUSES = (401, 403)
-
-
-def reset_value(field):
-    """The value ``replaced`` gives a field the config leaves out: what a monitor created without it has.
-
-    The service's create default when there is one, an empty list for lists,
-    false for flags, otherwise no value (the field is cleared).
-    """
-    if field.create_default is not None:
-        return field.create_default
-    if field.kind == 'pairs':
-        return []
-    if field.kind == 'bool':
-        return False
-    return None
-
-
-RESET_VALUES = {field.name: reset_value(field) for field in MONITOR.fields if not field.required_on_create}
-REQUIRED_WHEN_REPLACING = [field.name for field in MONITOR.fields if field.required_on_create]
+REQUIRED_WHEN_REPLACING = [field.name for field in MONITOR.fields if field.required]
 
 
 def config_argument_spec():
@@ -103,14 +77,19 @@ class RateGate:
 class Action:
     """What the sync does to one monitor, and how it went."""
 
-    def __init__(self, kind, name, record=None, desired=None, before=None, after=None, changed_keys=()):
+    def __init__(self, kind, name, record=None, desired=None, outcome=None):
         self.kind = kind  # create, update, delete or none
         self.name = name
         self.record = record
         self.desired = desired
-        self.before = before
-        self.after = after
-        self.changed_keys = list(changed_keys)
+        self.before = outcome.before if outcome else (MONITOR.current(record) if record is not None else None)
+        self.after = outcome.after if outcome else None
+        self.changed_keys = []
+        if kind == 'create':
+            self.changed_keys = [key for key in desired if desired[key] not in (None, [])]
+        elif kind == 'update':
+            self.changed_keys = [field.name for field in MONITOR.fields
+                                 if field.comparable(self.before.get(field.name)) != field.comparable(self.after.get(field.name))]
         self.after_record = None
         self.error = None
         self.attempted = False
@@ -125,7 +104,7 @@ class Action:
 
     def report(self, check_mode):
         names = ['name'] + [key for key in self.changed_keys if key != 'name']
-        before, after = diff_views(MONITOR, self.before, self.after, names)
+        before, after = MONITOR.diff(self.before, self.after, names)
         entry = dict(name=self.name, action=self.kind, changed_keys=self.changed_keys, before=before, after=after)
         record = self.after_record or self.record
         entry['id'] = record_id(record) if record is not None else None
@@ -134,11 +113,6 @@ class Action:
         if self.error:
             entry['msg'] = self.error
         return entry
-
-
-def _changed_keys(before, after):
-    return [field.name for field in MONITOR.fields
-            if field.comparable(before.get(field.name)) != field.comparable(after.get(field.name))]
 
 
 def _prefixed(exc, index, name):
@@ -155,44 +129,10 @@ def desired_state(item, state):
             if desired.get(name) is None:
                 raise ValidationError(name, 'is required with state=%s (the monitor is set to exactly the entry, '
                                             'and %s have no default)' % (state, ', '.join(REQUIRED_WHEN_REPLACING)))
-        desired = dict(RESET_VALUES, **desired)
-    validate_monitor(desired, item)
+        desired = dict(MONITOR.reset_values(), **desired)
+    MONITOR.validate(desired)
+    MONITOR.check_order(desired)
     return desired
-
-
-class RecordMatcher:
-    """The monitor of each config name, as ``MonitorManager.find_by_name`` finds it.
-
-    The exact name wins; failing that, a monitor whose name differs only in
-    case and is not listed under its own name (a service on a case-insensitive
-    database holds such names unique). Each monitor matches one entry at most.
-    """
-
-    def __init__(self, records, names):
-        self.exact = {}
-        for record in records:
-            self.exact.setdefault(record.get('name'), record)
-        listed = set(names)
-        self.folded = {}
-        for record in records:
-            if record.get('name') not in listed:
-                self.folded.setdefault(_folded(record.get('name')), record)
-        self.matched = set()
-
-    def find(self, name):
-        record = self.exact.get(name)
-        if record is None:
-            record = self.folded.pop(_folded(name), None)
-        if record is not None:
-            self.matched.add(id(record))
-        return record
-
-    def unmatched(self, records):
-        return [record for record in records if id(record) not in self.matched]
-
-
-def _folded(name):
-    return str(name if name is not None else '').casefold()
 
 
 def validate_config(state, config, hide=lambda values: None):
@@ -200,7 +140,7 @@ def validate_config(state, config, hide=lambda values: None):
     wanted = []
     listed = {}
     for index, item in enumerate(config):
-        name = item.get('name')
+        name = to_text(item.get('name'))
         if name in listed:
             raise ValidationError('config[%d].name' % index, 'monitor %r is listed twice (also at config[%d])'
                                   % (name, listed[name]))
@@ -224,32 +164,27 @@ def plan(state, config, records, hide=lambda values: None, wanted=None):
     """
     if wanted is None:
         wanted = validate_config(state, config, hide)
-    matcher = RecordMatcher(records, [item.get('name') for item in config])
-    planner = MonitorManager(None, check_mode=True)
+    names = [to_text(item.get('name')) for item in config]
+    matcher = NameMatcher(names).add(records)
+    planner = Engine(MONITORS, None, check_mode=True)
     actions = []
-    for index, (item, desired) in enumerate(zip(config, wanted)):
-        name = item.get('name')
+    for index, (name, desired) in enumerate(zip(names, wanted)):
         record = matcher.find(name)
         if record is not None:
             hide(MONITOR.secret_values(MONITOR.current(record)))
         if state == 'deleted':
-            kind = 'delete' if record is not None else 'none'
-            current = MONITOR.current(record) if record is not None else None
-            actions.append(Action(kind, name, record=record, before=current))
+            actions.append(Action('delete' if record is not None else 'none', name, record=record))
             continue
         try:
-            changed, before, after, dummy = planner.ensure_present(desired, record=record, found=True)
+            outcome = planner.update(record, desired) if record is not None else planner.create(desired)
         except ValidationError as exc:
             raise _prefixed(exc, index, name)
-        if record is None:
-            kind, keys = 'create', [key for key in desired if desired[key] not in (None, [])]
-        else:
-            kind, keys = ('update' if changed else 'none'), _changed_keys(before, after)
-        actions.append(Action(kind, name, record=record, desired=desired, before=before, after=after, changed_keys=keys))
+        kind = 'create' if record is None else ('update' if outcome.changed else 'none')
+        actions.append(Action(kind, name, record=record, desired=desired, outcome=outcome))
     if state == 'overridden':
         for record in matcher.unmatched(records):
             hide(MONITOR.secret_values(MONITOR.current(record)))
-            actions.append(Action('delete', record.get('name'), record=record, before=MONITOR.current(record)))
+            actions.append(Action('delete', record.get('name'), record=record))
     return actions
 
 
@@ -270,34 +205,34 @@ class MonitorSync:
     # -- reading ------------------------------------------------------------
 
     def read_all(self):
-        return self.client.list(MONITORS_PATH, dict(READ_QUERY))
+        return self.client.list(MONITORS.path, dict(READ_QUERY))
 
     # -- writing ------------------------------------------------------------
 
-    def _manager(self):
-        manager = getattr(self._local, 'manager', None)
-        if manager is None:
+    def _engine(self):
+        engine = getattr(self._local, 'engine', None)
+        if engine is None:
             client = self.new_client(self.gate.sleep)
             with self._lock:
                 self.worker_clients.append(client)
-            manager = self._local.manager = MonitorManager(client)
-        return manager
+            engine = self._local.engine = Engine(MONITORS, client)
+        return engine
 
     def _apply(self, action):
         self.gate.wait()
         if self._stop.is_set():
             return
-        manager = self._manager()
+        engine = self._engine()
         action.attempted = True
         try:
             if action.kind == 'delete':
-                manager.delete(action.record)
-                action.after = None
+                engine.delete(action.record)
+            elif action.kind == 'create':
+                dummy, dummy, action.after, action.after_record = engine.create(action.desired)
             else:
-                dummy, dummy, action.after, action.after_record = manager.ensure_present(
-                    action.desired, record=action.record, found=True)
+                dummy, dummy, action.after, action.after_record = engine.update(action.record, action.desired)
         except (UptimeApiError, ValidationError) as exc:
-            action.error = manager.client.redact(str(exc))
+            action.error = engine.client.redact(str(exc))
             if isinstance(exc, UptimeApiError) and (exc.status in FATAL_STATUSES or
                                                     (exc.status is None and not exc.ambiguous)):
                 self._stop.set()
@@ -337,17 +272,17 @@ class MonitorSync:
         return self.result(records, actions)
 
     def gather(self):
-        views = sorted((public_view(record) for record in self.read_all()), key=_name_key)
+        views = sorted((MONITORS.record_view(record) for record in self.read_all()), key=_name_key)
         gathered, omitted = [], {}
         for view in views:
-            args, left_out = to_module_args(view)
+            args, left_out = MONITORS.export(view)
             gathered.append(args)
             if left_out:
                 omitted[view['name']] = left_out
         return dict(changed=False, gathered=gathered, gathered_omitted=omitted, requests=self.request_count)
 
     def result(self, records, actions):
-        views = {id(record): public_view(record) for record in records}
+        views = {id(record): MONITORS.record_view(record) for record in records}
         before = sorted(views.values(), key=_name_key)
         effective = [action for action in actions
                      if action.writes and (self.check_mode or action.done)]
@@ -356,7 +291,7 @@ class MonitorSync:
             if action.kind == 'delete':
                 views.pop(key, None)
             else:
-                views[key] = public_view_of_options(action.after, action.after_record or action.record)
+                views[key] = MONITORS.view(action.after, action.after_record or action.record)
         failed = [action for action in actions if action.error]
         summary = dict(
             created=_count(effective, 'create'),

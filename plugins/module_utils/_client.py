@@ -70,7 +70,7 @@ class UptimeApiError(Exception):
         return '%s%s%s%s' % (prefix, status, self.message, outcome)
 
     def to_result(self):
-        return dict(status=self.status, method=self.method, path=self.path, field_errors=self.field_errors)
+        return dict(status_code=self.status, method=self.method, path=self.path, field_errors=self.field_errors)
 
 
 class _TransientError(Exception):

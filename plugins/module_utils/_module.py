@@ -11,7 +11,8 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
-from ._resource import ValidationError, is_sensitive_name
+from ._engine import Engine
+from ._resource import ValidationError, is_sensitive_name, to_text
 
 CONNECTION_ARGSPEC = dict(
     api_url=dict(type='str', fallback=(env_fallback, ['UPTIME_API_URL'])),
@@ -21,6 +22,16 @@ CONNECTION_ARGSPEC = dict(
     timeout=dict(type='int', default=30),
     retries=dict(type='int', default=5),
 )
+
+# The options every info module has; what else a resource can be listed by is in its table.
+INFO_ARGSPEC = dict(
+    id=dict(type='int'),
+    search=dict(type='str'),
+    sort=dict(type='str', choices=['asc', 'desc']),
+    per_page=dict(type='int', choices=[10, 25, 50, 100], default=100),
+    limit=dict(type='int'),
+)
+QUERY_OPTIONS = ('search', 'sort', 'per_page')
 
 
 def no_log_option_names(spec):
@@ -107,6 +118,14 @@ class UptimeModule:
             if value:
                 self.ansible.no_log_values.add(value)
 
+    def ensure(self, resource, identity, ignore=()):
+        """Run the present/absent task of ``resource`` and exit."""
+        self.run(lambda: ensure_task(resource, self.client, self.params, self.check_mode, identity, ignore,
+                                     self.hide))
+
+    def info(self, resource):
+        self.run(lambda: info_task(resource, self.client, self.params))
+
     def run(self, action):
         """Call ``action()`` (returning the result dict) and exit; failures become clear messages."""
         try:
@@ -120,3 +139,62 @@ class UptimeModule:
             self.ansible.fail_json(msg=self.client.redact('unexpected error: %s: %s' % (type(exc).__name__, exc)),
                                    exception=self.client.redact(traceback.format_exc()))
         self.ansible.exit_json(**result)
+
+
+def argument_spec(resource, identity, state_choices=('present', 'absent')):
+    """The options of a module that manages one record: its fields, its identity and ``state``."""
+    spec = resource.schema.argument_spec()
+    spec.update((name, dict(type='int' if name == 'id' else 'str')) for name in identity if name not in spec)
+    spec['state'] = dict(type='str', default='present', choices=list(state_choices))
+    return spec
+
+
+def info_argument_spec(resource):
+    return dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
+
+
+def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None):
+    """The task of a module that manages one record: params in, the module result out."""
+    schema, state = resource.schema, params['state']
+    engine = Engine(resource, client, check_mode, now)
+    desired = {}
+    if state != 'absent':
+        desired = schema.desired(params)
+        schema.validate(desired)
+        schema.check_order(desired, engine.now)
+    keys = {}
+    for name in identity:
+        value = params.get(name)
+        if value is not None:
+            if name in schema.by_name:
+                value = schema.by_name[name].normalise(value)
+            keys[name] = to_text(value) if isinstance(value, str) else value
+    outcome, located = engine.ensure(keys, desired, state, ignore)
+    for values in (desired, outcome.before):
+        if hide is not None and values:
+            hide(schema.secret_values(values))
+    before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
+    diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
+    view = resource.view(outcome.after, outcome.record, located.context) if outcome.after is not None else {}
+    return {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+
+
+def info_task(resource, client, params):
+    """The task of an info module: one record by id, a lookup, or every page of a filtered list."""
+    if params.get('limit') is not None and params['limit'] < 1:
+        raise ValidationError('limit', 'must be 1 or more, got %s' % params['limit'])
+    lookups = {name: params.get(name) for name in resource.lookup_options}
+    if params.get('id') is not None:
+        records = [resource.get(client, params['id'])]
+    else:
+        query = {name: params[name] for name in QUERY_OPTIONS + tuple(resource.list_filters)
+                 if params.get(name) is not None}
+        if 'search' in query:
+            query['search_by'] = query.get('search_by') or resource.default_search_by
+        else:
+            query.pop('search_by', None)
+        records = resource.narrow(client, lookups, query)
+        if records is None:
+            records = client.list(resource.path, query, limit=params.get('limit'))
+    views = [resource.record_view(record) for record in records if record is not None]
+    return dict({'changed': False, resource.plural: views}, **resource.info_extras(views, lookups))

@@ -4,10 +4,11 @@
 
 """Describe a resource once, as data, and derive everything else from it.
 
-A :class:`Field` knows how its value is normalised for comparison, encoded
-into a form body and masked in output; a :class:`Schema` turns a list of
-fields into an argument spec, reads a service record into option terms,
-computes differences and builds the form body of a write.
+A :class:`Field` holds every fact about one field: its option, how its value
+is normalised, checked, sent and masked, what the service stores when it is
+not sent, and whether it may change after creation. A :class:`Schema` turns a
+list of fields into an argument spec, validation, a reading of service records,
+differences, form bodies and masked views.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from ._client import UptimeApiError
 MASK = '********'
 TIMESTAMP_FORMAT = '%Y-%m-%dT%H:%M:%S'
 SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
+# A field that the record does not carry at all (a create answer lacks some): not the same as null.
+MISSING = object()
 
 
 class ValidationError(Exception):
@@ -32,7 +35,7 @@ class ValidationError(Exception):
 
 # -- normalisers: service or user value -> comparable value ---------------
 
-def to_text(value):
+def to_text(value, field='value'):
     """Text as the service keeps it: trimmed, and empty as no value (Laravel's input middleware)."""
     if value is None:
         return None
@@ -109,11 +112,6 @@ def _position(key):
         return (1, str(key))
 
 
-def pairs_multiset(pairs):
-    """Order-free comparison form of a list of key/value pairs."""
-    return sorted((item['key'], item['value']) for item in pairs or [])
-
-
 def record_id(record):
     """The id of a service record as an integer (the service may send it as a string)."""
     try:
@@ -156,6 +154,10 @@ def is_sensitive_name(name):
     return bool(name) and bool(SENSITIVE_NAME.search(str(name)))
 
 
+def shown(value):
+    return 'empty' if value is None else str(value)
+
+
 KINDS = {
     'str': (to_text, 'str'),
     'int': (to_int, 'int'),
@@ -166,56 +168,72 @@ KINDS = {
 
 
 class Field:
-    """One field of a resource: option, service key, comparison, encoding, masking.
+    """One field of a resource, with every rule the service applies to it.
 
-    ``on_create``/``on_update`` say whether the service accepts the field in
-    that write; ``create_default`` is sent on create when the user gave none;
-    ``companions`` are fields the service wants in the same request whenever
-    this one is sent; ``read`` derives the value from a record when the
-    service does not return the field under its own name; ``write_once``
-    fields are set by the service only while they are empty.
+    - ``default``: what the service holds when the field was never sent (a
+      null in a record reads as this value too); ``send_default`` sends it on
+      create when the user gave none, for the fields the service requires.
+    - ``required``: needed to create; ``required_when=(other, values)``: needed
+      in a request that sets ``other`` to one of ``values``; ``on_create``/``on_update`` say whether
+      the service accepts the field in that write (``on_update=False`` is
+      create-only); ``write_once`` fields are set only while they are empty.
+    - ``together``: the partner field that must be given, set, cleared and
+      sent with this one; ``sent_with``: fields the service checks against
+      this one, sent in the same request.
+    - ``min_length``/``max_length``/``max_items``/``check``: what the service
+      accepts; ``check(value)`` returns ``(field suffix, message)`` or None.
+    - ``later_than``/``not_before``: timestamp order; ``not_future``.
+    - ``read(record)`` derives the value when the service returns it under
+      another key; ``secret`` and ``sensitive_items`` mask it.
     """
 
-    def __init__(self, name, kind='str', choices=None, api_name=None, aliases=None, secret=False,
-                 required_on_create=False, create_default=None, on_create=True, on_update=True,
-                 companions=(), read=None, item_key_choices=None, sensitive_items=False, no_log=None,
-                 write_once=False):
+    def __init__(self, name, kind='str', choices=None, api_name=None, default=None, send_default=False,
+                 required=False, on_create=True, on_update=True, write_once=False, together=None, sent_with=(),
+                 required_when=None, min_length=None, max_length=None, max_items=None, check=None, later_than=None,
+                 not_before=None,
+                 not_future=False, read=None, secret=False, sensitive_items=False, item_key_choices=None,
+                 no_log=None):
         if kind not in KINDS:
             raise ValueError('unknown kind %s' % kind)
         self.name = name
         self.kind = kind
         self.choices = choices
         self.api_name = api_name or name
-        self.aliases = aliases or []
-        self.secret = secret
-        self.required_on_create = required_on_create
-        self.create_default = create_default
+        self.default = [] if kind == 'pairs' and default is None else default
+        self.send_default = send_default
+        self.required = required
+        self.required_when = required_when
         self.on_create = on_create
         self.on_update = on_update
-        self.companions = tuple(companions)
-        self.read = read
-        self.item_key_choices = item_key_choices
-        self.sensitive_items = sensitive_items
-        self.no_log = no_log
         self.write_once = write_once
+        self.together = together
+        self.sent_with = tuple(sent_with) + ((together,) if together else ())
+        self.min_length = min_length
+        self.max_length = max_length
+        self.max_items = max_items
+        self.check = check
+        self.later_than = later_than
+        self.not_before = not_before
+        self.not_future = not_future
+        self.read = read
+        self.secret = secret
+        self.sensitive_items = sensitive_items
+        self.item_key_choices = item_key_choices
+        self.no_log = no_log
 
     def normalise(self, value):
-        normaliser = KINDS[self.kind][0]
-        if self.kind == 'str':
-            return normaliser(value)
-        return normaliser(value, self.name)
+        value = KINDS[self.kind][0](value, self.name)
+        return self.default if value is None and self.default is not None else value
 
     def comparable(self, value):
         if self.kind == 'pairs':
-            return pairs_multiset(value)
+            return sorted((item['key'], item['value']) for item in value or [])
         return value
 
     def argument_spec(self):
         spec = {'type': KINDS[self.kind][1]}
         if self.choices:
             spec['choices'] = list(self.choices)
-        if self.aliases:
-            spec['aliases'] = list(self.aliases)
         if self.secret:
             spec['no_log'] = True
         elif self.no_log is not None:
@@ -230,8 +248,33 @@ class Field:
 
     def from_record(self, record):
         if self.read is not None:
-            return self.read(record)
-        return self.normalise(record.get(self.api_name))
+            value = self.read(record)
+            return value if value is MISSING else self.normalise(value)
+        if self.api_name not in record:
+            return MISSING
+        return self.normalise(record[self.api_name])
+
+    def validate(self, value):
+        """Raise when the service would refuse ``value`` (a normalised, non-empty value)."""
+        if value is None:
+            if self.required:
+                raise ValidationError(self.name, self._length_rule(0) if self.max_length else 'cannot be empty')
+            return
+        if self.kind == 'str' and self.max_length is not None and not (self.min_length or 0) <= len(value) <= self.max_length:
+            raise ValidationError(self.name, self._length_rule(len(value)))
+        if self.max_items is not None and len(value) > self.max_items:
+            raise ValidationError(self.name, 'at most %d entries are allowed, got %d' % (self.max_items, len(value)))
+        if self.check is None:
+            return
+        problems = [self.check(value)] if self.kind != 'pairs' else [self.check(item) for item in value]
+        for index, problem in enumerate(problems):
+            if problem is not None:
+                where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
+                raise ValidationError(self.name + where, problem[1])
+
+    def _length_rule(self, length):
+        limit = '%d to %d' % (self.min_length, self.max_length) if self.min_length else 'at most %d' % self.max_length
+        return 'must be %s characters long, got %d' % (limit, length)
 
     def mask(self, value):
         if value is None:
@@ -259,24 +302,63 @@ class Schema:
     def __init__(self, fields):
         self.fields = list(fields)
         self.by_name = {field.name: field for field in self.fields}
+        self.api_names = frozenset(field.api_name for field in self.fields)
 
     def argument_spec(self):
         return {field.name: field.argument_spec() for field in self.fields}
 
-    def desired(self, params, names=None):
-        """The normalised values the user set (options left unset are not managed)."""
-        wanted = {}
-        for field in self.fields:
-            if names is not None and field.name not in names:
-                continue
-            value = params.get(field.name)
-            if value is not None:
-                wanted[field.name] = field.normalise(value)
-        return wanted
+    def desired(self, params):
+        """The normalised values of the options given (an empty string is given: it clears)."""
+        return {field.name: field.normalise(params[field.name]) for field in self.fields
+                if params.get(field.name) is not None}
 
-    def current(self, record):
-        """A service record in option terms, normalised."""
-        return {field.name: field.from_record(record) for field in self.fields}
+    def validate(self, desired):
+        """Refuse, naming the field, what the service would refuse in these values alone."""
+        for name, value in desired.items():
+            field = self.by_name[name]
+            field.validate(value)
+            needed = [other for other in self.fields if other.required_when and other.required_when[0] == name
+                      and value in other.required_when[1] and desired.get(other.name) is None]
+            for other in needed:
+                raise ValidationError(other.name, 'is required when %s is %s' % (name, value))
+            partner = field.together
+            if partner is None:
+                continue
+            if partner not in desired:
+                raise ValidationError(partner, 'is required together with %s (the service accepts them only as a '
+                                               'pair)' % name)
+            if (value is None) != (desired[partner] is None):
+                given, empty = (name, partner) if value is not None else (partner, name)
+                raise ValidationError(given, 'set both %s and %s, or clear both with empty strings (%s is empty)'
+                                      % (given, empty, empty))
+
+    def check_order(self, values, now=None):
+        """Timestamps in the order the service wants, and none in the future."""
+        now_text = now.strftime(TIMESTAMP_FORMAT) if now is not None else None
+        for field in self.fields:
+            value = values.get(field.name)
+            if value is None:
+                continue
+            if field.not_future and now_text is not None and value > now_text:
+                raise ValidationError(field.name, '%s UTC is in the future (now is %s UTC): the service accepts '
+                                                  'only times up to now' % (value, now_text))
+            earlier = values.get(field.later_than or field.not_before)
+            if earlier is None:
+                continue
+            if field.later_than and value <= earlier:
+                raise ValidationError(field.name, 'must be after %s (%s UTC), got %s UTC'
+                                      % (field.later_than, earlier, value))
+            if field.not_before and value < earlier:
+                raise ValidationError(field.name, 'must not be before %s (%s UTC), got %s UTC'
+                                      % (field.not_before, earlier, value))
+
+    def current(self, record, fallback=None):
+        """A service record in option terms; what the record lacks is taken from ``fallback``."""
+        values = {}
+        for field in self.fields:
+            value = field.from_record(record)
+            values[field.name] = (fallback or {}).get(field.name) if value is MISSING else value
+        return values
 
     def differences(self, desired, current):
         """The managed fields whose desired value differs from the current one."""
@@ -287,10 +369,50 @@ class Schema:
         """Add the fields the service wants sent together with a changed one."""
         complete = dict(changes)
         for name in changes:
-            for companion in self.by_name[name].companions:
+            for companion in self.by_name[name].sent_with:
                 if companion not in complete:
                     complete[companion] = desired.get(companion, current.get(companion))
         return complete
+
+    def refuse_fixed(self, changes, current, label):
+        """Fail on a change the service would not make (it would answer 200 and keep the old value)."""
+        for name, wanted in changes.items():
+            field, now = self.by_name[name], current.get(name)
+            if not field.on_update:
+                raise ValidationError(name, '%s has %s %s, which cannot be changed after creation (asked for %s)'
+                                      % (label, name, shown(now), shown(wanted)))
+            if field.write_once and now is not None:
+                raise ValidationError(name, '%s already has %s %s and the service sets it only once: it cannot be '
+                                            'changed to %s' % (label, name, now, shown(wanted)))
+
+    def create_body(self, desired, label):
+        """What a create sends: the given values the service accepts on create, and the defaults it requires."""
+        missing = [field.name for field in self.fields if field.required and desired.get(field.name) is None]
+        if missing:
+            required = ', '.join(field.name for field in self.fields if field.required)
+            raise ValidationError(missing[0], 'is required to create %s (%s are required on create)'
+                                  % (label, required))
+        body = {}
+        for field in self.fields:
+            value = desired.get(field.name)
+            if field.on_create and value not in (None, []):
+                body[field.name] = value
+            elif field.send_default:
+                body[field.name] = field.default
+        return body
+
+    def created(self, desired):
+        """The values a record created from ``desired`` holds: the service's defaults for what was not given."""
+        return dict({field.name: field.default for field in self.fields}, **desired)
+
+    def reset_values(self):
+        """What a field left out of a full description goes back to: its value on a record created without it."""
+        return {field.name: field.default for field in self.fields if not field.required}
+
+    def not_taken(self, sent, after):
+        """Write-once fields sent whose value the service kept (set meanwhile by another client)."""
+        return [name for name in sent
+                if self.by_name[name].write_once and after.get(name) != sent[name]]
 
     def form(self, values):
         """The form body (service keys) of a write of option-term values."""
@@ -308,32 +430,23 @@ class Schema:
                 found.extend(self.by_name[name].secret_values(value))
         return found
 
-
-def diff_views(schema, before, after, names):
-    """Masked before/after dicts limited to ``names``; a changed secret shows as such."""
-    before_view = {name: before.get(name) for name in names} if before is not None else {}
-    after_view = {name: after.get(name) for name in names} if after is not None else {}
-    masked_before = schema.masked(before_view)
-    masked_after = schema.masked(after_view)
-    for name in names:
-        field = schema.by_name.get(name)
-        if field is None or before is None or after is None:
-            continue
-        if field.secret and before_view.get(name) != after_view.get(name) and after_view.get(name) is not None:
-            masked_after[name] = MASK + ' (changed)'
-        elif field.sensitive_items:
-            masked_after[name] = _mark_changed_items(before_view.get(name) or [], after_view.get(name) or [],
-                                                     masked_after.get(name))
-    return masked_before, masked_after
-
-
-def _mark_changed_items(before_items, after_items, masked_after):
-    if masked_after is None:
-        return None
-    old = {(item['key'], item['value']) for item in before_items}
-    marked = []
-    for plain, shown in zip(after_items, masked_after):
-        if shown['value'] == MASK and (plain['key'], plain['value']) not in old:
-            shown = dict(shown, value=MASK + ' (changed)')
-        marked.append(shown)
-    return marked
+    def diff(self, before, after, names):
+        """Masked before/after dicts limited to ``names``; a changed secret shows as such."""
+        before_view = {name: before.get(name) for name in names} if before is not None else {}
+        after_view = {name: after.get(name) for name in names} if after is not None else {}
+        masked_before, masked_after = self.masked(before_view), self.masked(after_view)
+        if before is None or after is None:
+            return masked_before, masked_after
+        for name in names:
+            field = self.by_name.get(name)
+            if field is None:
+                continue
+            if field.secret and after_view[name] is not None and before_view[name] != after_view[name]:
+                masked_after[name] = MASK + ' (changed)'
+            elif field.sensitive_items and masked_after[name] is not None:
+                old = {(item['key'], item['value']) for item in before_view[name] or []}
+                masked_after[name] = [
+                    dict(shown_item, value=MASK + ' (changed)')
+                    if shown_item['value'] == MASK and (plain['key'], plain['value']) not in old else shown_item
+                    for plain, shown_item in zip(after_view[name], masked_after[name])]
+        return masked_before, masked_after

@@ -11,13 +11,17 @@ short_description: Ensure an incident of a monitor is present or absent
 version_added: 0.1.0
 description:
   - Opens, updates (acknowledges, resolves, comments) or deletes one incident, a recorded period of trouble of a monitor.
+  - "O(state) says what the incident should be, as in community.general.pagerduty_alert: V(present) (it exists),
+    V(acknowledged), V(resolved), or V(absent). The returned RV(incident.status) is what the service derives from
+    the timestamps: V(unresolved), V(acknowledged) or V(resolved)."
   - "The incident is found by O(id) when given; otherwise by its monitor and O(started_at); otherwise, with only a monitor,
     it is that monitor's ongoing incident (the one not ended yet), so acknowledging or resolving the current incident
     of a monitor is one task."
-  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) that sets O(status) has nothing left
-    to do: it reports no change and returns the monitor's latest incident, so re-running tasks that acknowledged and
-    resolved the current incident changes nothing. Without O(status), such a task must match the latest incident
-    as it is, and fails otherwise rather than change a past incident or open one without O(started_at)."
+  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) with O(state=acknowledged) or
+    O(state=resolved) has nothing left to do: it reports no change and returns the monitor's latest incident, so
+    re-running tasks that acknowledged and resolved the current incident changes nothing. With O(state=present), such
+    a task must match the latest incident as it is, and fails otherwise rather than change a past incident or open one
+    without O(started_at)."
   - An incident that is not found is opened; this needs the monitor and O(started_at).
   - Only the options you set are compared and sent; values are compared after normalisation (timestamps in UTC to the
     second), so a second run with the same arguments reports no change and sends no write.
@@ -46,20 +50,27 @@ options:
   state:
     description:
       - V(present) opens the incident or updates it to match; V(absent) deletes it.
+      - V(acknowledged) is V(present) and sets O(acknowledged_at) to now (UTC) when it is not set yet.
+      - V(resolved) is V(present) and sets O(ended_at) to now (UTC) when it is not set yet; O(acknowledged_at) stays as
+        it is.
+      - An explicit O(acknowledged_at) or O(ended_at) wins over the time a state would set.
       - With O(state=absent) and only a monitor, the monitor's ongoing incident is deleted; a past incident is
         deleted only by O(id) or O(started_at).
     type: str
-    choices: [present, absent]
+    choices: [present, acknowledged, resolved, absent]
     default: present
   monitor_id:
     description:
       - Identifier of the monitor the incident belongs to.
       - One of O(id), O(monitor_id) and O(monitor) is required. An incident cannot be moved to another monitor.
+      - With O(id), the incident must belong to this monitor, or the task fails before any change (also with
+        O(state=absent)).
     type: int
   monitor:
     description:
       - Exact name of the monitor the incident belongs to, resolved to its id. A name no monitor has is an error
         (with O(state=absent), no change).
+      - With O(id), the incident must belong to this monitor, or the task fails before any change.
     type: str
   started_at:
     description:
@@ -79,13 +90,6 @@ options:
       - When the incident ended (it is then resolved). Same formats; not in the future and after O(started_at).
       - Write-once, the service sets it only while it is empty.
     type: str
-  status:
-    description:
-      - V(acknowledged) sets O(acknowledged_at) to now (UTC) when it is not set yet.
-      - V(resolved) sets O(ended_at) to now (UTC) when it is not set yet, and leaves O(acknowledged_at) as it is.
-      - An explicit O(acknowledged_at) or O(ended_at) wins over the time this option would set.
-    type: str
-    choices: [acknowledged, resolved]
   cause:
     description:
       - Cause of the incident, at most 255 characters. An empty string clears it.
@@ -106,13 +110,13 @@ EXAMPLES = r'''
 - name: Acknowledge the current incident of the shop monitor
   uptime.monitoring.incident:
     monitor: shop
-    status: acknowledged
+    state: acknowledged
     comment: On it
 
 - name: Resolve the current incident of the shop monitor
   uptime.monitoring.incident:
     monitor: shop
-    status: resolved
+    state: resolved
     comment: Pool size raised, connections back to normal
   register: resolved
 
@@ -200,15 +204,18 @@ incident:
       status: online
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_ARGSPEC, IncidentManager
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS, STATE_TIMESTAMPS
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, argument_spec
+
+IDENTITY = ('id', 'monitor_id', 'monitor', 'started_at')
+STATES = ['present'] + sorted(STATE_TIMESTAMPS) + ['absent']
+ARGUMENT_SPEC = argument_spec(INCIDENTS, IDENTITY, STATES)
 
 
 def main():
-    module = UptimeModule(INCIDENT_ARGSPEC, required_one_of=[('id', 'monitor_id', 'monitor')],
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'monitor_id', 'monitor')],
                           mutually_exclusive=[('monitor_id', 'monitor')])
-    manager = IncidentManager(module.client, check_mode=module.check_mode)
-    module.run(lambda: manager.run_module(module.params))
+    module.ensure(INCIDENTS, IDENTITY)
 
 
 if __name__ == '__main__':

@@ -132,15 +132,16 @@ incidents:
         status: offline
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_INFO_ARGSPEC, IncidentManager
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, info_argument_spec
+
+ARGUMENT_SPEC = info_argument_spec(INCIDENTS)
 
 
 def main():
-    module = UptimeModule(INCIDENT_INFO_ARGSPEC,
+    module = UptimeModule(ARGUMENT_SPEC,
                           mutually_exclusive=[('id', 'monitor_id', 'monitor'), ('id', 'search'), ('id', 'status')])
-    manager = IncidentManager(module.client)
-    module.run(lambda: manager.run_info(module.params))
+    module.info(INCIDENTS)
 
 
 if __name__ == '__main__':

@@ -107,16 +107,19 @@ options:
     default: always
   cache_buster:
     description:
-      - Whether the check adds a cache-busting query parameter. Sent as C(1)/C(0).
+      - Whether the check adds a cache-busting query parameter. Sent as C(1)/C(0). A monitor created without it has
+        V(false).
     type: bool
   ssl_alert_days:
     description:
-      - Days before the SSL certificate expires to alert; V(0) disables the alert.
+      - Days before the SSL certificate expires to alert; V(0) disables the alert. A monitor created without it has
+        V(0); the service's empty value means the same and is compared as V(0).
     type: int
     choices: [0, 1, 2, 3, 7, 14, 30, 60]
   domain_alert_days:
     description:
-      - Days before the domain name expires to alert; V(0) disables the alert.
+      - Days before the domain name expires to alert; V(0) disables the alert. A monitor created without it has
+        V(0); the service's empty value means the same and is compared as V(0).
     type: int
     choices: [0, 1, 2, 3, 7, 14, 30, 60]
   maintenance_start_at:
@@ -147,12 +150,13 @@ options:
         description: Where the channel sends the alert.
         type: str
         required: true
-  pause:
+  paused:
     description:
-      - Whether the monitor is paused. Compared with the service's status (C(paused)).
+      - Whether the monitor is paused. Compared with the service's status (C(paused)); sent as the service's
+        C(pause) field.
       - A monitor created paused is created, then paused (the service does not accept the flag on create).
+      - The same word as the returned RV(monitor.paused) and as the key of M(uptime.monitoring.monitor_info)'s export.
     type: bool
-    aliases: [paused]
 '''
 
 EXAMPLES = r'''
@@ -180,7 +184,7 @@ EXAMPLES = r'''
     name: shop
     maintenance_start_at: ""
     maintenance_end_at: ""
-    pause: true
+    paused: true
 
 - name: Rename a monitor by id
   uptime.monitoring.monitor:
@@ -270,17 +274,19 @@ monitor:
       type: str
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import (
-    MONITOR_ARGSPEC,
-    MonitorManager,
-)
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, argument_spec
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+
+IDENTITY = ('id', 'name')
+ARGUMENT_SPEC = dict(argument_spec(MONITORS, IDENTITY),
+                     update_password=dict(type='str', default='always', choices=['always', 'on_create'], no_log=False))
 
 
 def main():
-    module = UptimeModule(MONITOR_ARGSPEC, required_one_of=[('id', 'name')])
-    manager = MonitorManager(module.client, check_mode=module.check_mode)
-    module.run(lambda: manager.run_module(module.params, module.hide))
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')])
+    # The password is compared only when the service returns it: on_create leaves it to the create.
+    ignore = ('request_auth_password',) if module.params['update_password'] == 'on_create' else ()
+    module.ensure(MONITORS, IDENTITY, ignore)
 
 
 if __name__ == '__main__':

@@ -151,27 +151,15 @@ export_omitted:
   type: dict
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MonitorManager
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, info_argument_spec
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
 
-ARGSPEC = dict(
-    id=dict(type='int'),
-    name=dict(type='str'),
-    search=dict(type='str'),
-    search_by=dict(type='str', choices=['name', 'url']),
-    status_page_id=dict(type='int'),
-    sort_by=dict(type='str', choices=['id', 'name', 'url']),
-    sort=dict(type='str', choices=['asc', 'desc']),
-    per_page=dict(type='int', choices=[10, 25, 50, 100], default=100),
-    limit=dict(type='int'),
-    export=dict(type='bool', default=False),
-)
+ARGUMENT_SPEC = info_argument_spec(MONITORS)
 
 
 def main():
-    module = UptimeModule(ARGSPEC, mutually_exclusive=[('id', 'name', 'search')])
-    manager = MonitorManager(module.client)
-    module.run(lambda: manager.run_info(module.params))
+    module = UptimeModule(ARGUMENT_SPEC, mutually_exclusive=[('id', 'name', 'search')])
+    module.info(MONITORS)
 
 
 if __name__ == '__main__':

@@ -42,9 +42,9 @@ options:
       - With O(state=deleted), only O(config[].name) is used.
       - "With O(state=replaced) and O(state=overridden), O(config[].url) and O(config[].interval) are required and
         every option left out goes back to its default: O(config[].alert_condition=url_unavailable),
-        O(config[].request_method=GET), O(config[].cache_buster=false), O(config[].pause=false),
-        O(config[].request_headers=[]) and O(config[].alerts=[]); O(config[].alert_text_lookup),
-        Basic authentication, O(config[].ssl_alert_days), O(config[].domain_alert_days) and the maintenance window
+        O(config[].request_method=GET), O(config[].cache_buster=false), O(config[].paused=false),
+        O(config[].ssl_alert_days=0), O(config[].domain_alert_days=0), O(config[].request_headers=[]) and
+        O(config[].alerts=[]); O(config[].alert_text_lookup), Basic authentication and the maintenance window
         are cleared. These are the values of a monitor created without those options."
     type: list
     elements: dict
@@ -137,11 +137,10 @@ options:
             description: Where the channel sends the alert.
             type: str
             required: true
-      pause:
+      paused:
         description:
           - Whether the monitor is paused. A monitor created paused costs a second request (create, then pause).
         type: bool
-        aliases: [paused]
   state:
     description:
       - V(merged) creates the listed monitors that do not exist and updates the options given of those that do;
@@ -326,7 +325,7 @@ gathered:
       request_headers: []
       cache_buster: false
       alerts: []
-      pause: false
+      paused: false
 gathered_omitted:
   description:
     - Per monitor name, the options left out of RV(gathered) because they hold secrets.

@@ -42,7 +42,7 @@ PLAYBOOK = '''\
     - name: monitor, update
       uptime.monitoring.monitor:
         name: shop
-        pause: true
+        paused: true
       register: monitor_update
 
     - name: monitor, create in check mode
@@ -92,14 +92,14 @@ PLAYBOOK = '''\
     - name: incident, acknowledge in check mode
       uptime.monitoring.incident:
         monitor: api
-        status: acknowledged
+        state: acknowledged
       check_mode: true
       register: incident_check
 
     - name: incident, resolve
       uptime.monitoring.incident:
         monitor: api
-        status: resolved
+        state: resolved
         comment: Fixed
       register: incident_resolve
 

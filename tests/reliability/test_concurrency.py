@@ -19,8 +19,8 @@ from reliability_support import (INCIDENTS, MONITORS, OUTPUT_DIR, finish_playboo
 
 from emulator.control import PRIMARY_KEY, Emulator
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import IncidentManager
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MonitorManager
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import IncidentResource
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MonitorResource
 from ansible_collections.uptime.monitoring.plugins.modules import incident, monitor, monitors
 
 GROUP = 'concurrency'
@@ -54,7 +54,7 @@ def after_first_call(monkeypatch, cls, name, side_effect):
 
 
 def test_monitor_race_on_the_name_ends_in_one_monitor(emulator, connection, monkeypatch):
-    after_first_call(monkeypatch, MonitorManager, 'find_by_name', lambda: seed_monitor(emulator, 'alpha', interval=300))
+    after_first_call(monkeypatch, MonitorResource, 'find_by_name', lambda: seed_monitor(emulator, 'alpha', interval=300))
     run = run_module(monitor.main, dict(connection, **ALPHA))
     log = emulator.log()
     assert not run.failed, run
@@ -69,7 +69,7 @@ def test_monitor_race_on_the_name_ends_in_one_monitor(emulator, connection, monk
 def test_incident_race_on_the_natural_key_ends_in_one_incident(emulator, connection, monkeypatch):
     mid = seed_monitor(emulator, 'shop')['id']
     started = utc_ago(hours=1)
-    after_first_call(monkeypatch, IncidentManager, 'find_by_start',
+    after_first_call(monkeypatch, IncidentResource, 'find_by_start',
                      lambda: seed_incident(emulator, mid, started, cause='first'))
     run = run_module(incident.main, dict(connection, monitor_id=mid, started_at=started, cause='db'))
     log = emulator.log()

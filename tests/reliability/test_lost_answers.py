@@ -73,11 +73,11 @@ def test_monitor_lost_post_and_failed_read_back_leaves_no_duplicate(emulator, co
 
 def test_monitor_created_paused_after_a_lost_post(emulator, connection):
     emulator.fault('drop', method='POST', path=MONITORS, when='after')
-    run = run_module(monitor.main, dict(connection, pause=True, **ALPHA))
+    run = run_module(monitor.main, dict(connection, paused=True, **ALPHA))
     assert not run.failed, run
     found = list_all(emulator, MONITORS)
     assert [(m['name'], m['status']) for m in found] == [('alpha', 'paused')]
-    check_next_run(emulator, monitor.main, dict(connection, pause=True, **ALPHA), MONITORS)
+    check_next_run(emulator, monitor.main, dict(connection, paused=True, **ALPHA), MONITORS)
     record(GROUP, 'monitor|paused', module='monitor', answer='drop (create paused)', outcome='one paused monitor', duplicate=False,
            requests=requests_of(emulator.log()))
 

@@ -11,7 +11,6 @@ import pytest
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     MONITORS_ARGSPEC,
-    RESET_VALUES,
     MonitorSync,
     RateGate,
     client_factory,
@@ -68,12 +67,16 @@ def test_config_suboptions_are_the_monitor_options_with_name_required():
     assert MONITORS_ARGSPEC['config']['options'] == spec
 
 
+RESET_VALUES = MONITOR.reset_values()
+
+
 def test_replaced_defaults_are_those_of_a_monitor_created_without_the_option():
+    # What the service stores when a create does not send the field (service-facts: "Create stores...").
     assert RESET_VALUES == {
         'alert_condition': 'url_unavailable', 'alert_text_lookup': None, 'request_method': 'GET',
         'request_headers': [], 'request_auth_username': None, 'request_auth_password': None,
-        'cache_buster': False, 'ssl_alert_days': None, 'domain_alert_days': None,
-        'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': [], 'pause': False,
+        'cache_buster': False, 'ssl_alert_days': 0, 'domain_alert_days': 0,
+        'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': [], 'paused': False,
     }
 
 
@@ -92,14 +95,14 @@ def test_merged_plans_create_update_and_nothing_with_the_monitor_normalisation()
         web('same', alerts=[{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '+1'}],
             maintenance_start_at='2026-01-01T11:00:00+01:00', maintenance_end_at='2026-01-01T11:00:00'),
         entry('moved', interval=60),
-        web('new', pause=True),
+        web('new', paused=True),
     ]
     actions = plan('merged', config, records)
     assert kinds(actions) == {'same': 'none', 'moved': 'update', 'new': 'create'}
     moved = actions[1]
     assert moved.changed_keys == ['interval']
     assert moved.after['interval'] == 60 and moved.after['url'] == 'https://moved.example.com/'
-    assert actions[2].changed_keys == ['name', 'url', 'interval', 'pause']
+    assert actions[2].changed_keys == ['name', 'url', 'interval', 'paused']
 
 
 def test_replaced_sets_left_out_options_back_to_their_defaults():
@@ -109,13 +112,25 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
     actions = plan('replaced', [web('shop')], records)
     assert actions[0].kind == 'update'
     assert set(actions[0].changed_keys) == {
-        'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster', 'ssl_alert_days', 'alerts', 'pause',
+        'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster', 'ssl_alert_days', 'alerts', 'paused',
         'request_auth_username', 'request_auth_password'}
     assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].changed_keys)
 
 
 def test_replaced_of_a_monitor_already_at_its_defaults_changes_nothing():
     assert kinds(plan('replaced', [web('shop')], [record(1, 'shop')])) == {'shop': 'none'}
+    # As the service stores a monitor created without them: 0 and null both mean "no alert".
+    created = record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)
+    assert kinds(plan('overridden', [web('shop')], [created])) == {'shop': 'none'}
+
+
+def test_a_name_is_matched_as_the_service_stores_it_trimmed():
+    # The monitor module trims names as the service does; the bulk module must find the same monitor.
+    actions = plan('merged', [web('shop ', url='https://shop.example.com/')], [record(1, 'shop')])
+    assert [(action.kind, action.name, action.record['id']) for action in actions] == [('none', 'shop', 1)]
+    with pytest.raises(ValidationError) as caught:
+        plan('merged', [web('shop'), web(' shop')], [])
+    assert caught.value.field == 'config[1].name'
 
 
 def test_replaced_needs_url_and_interval():
@@ -356,7 +371,7 @@ def test_a_delete_whose_answer_is_lost_is_confirmed_by_a_read(emulator):
 
 def test_gathered_exports_config_entries_that_sync_without_change(emulator):
     config = [web('plain'), web('rich', alert_condition='url_text', alert_text_lookup='OK', request_method='HEAD',
-                                cache_buster=True, ssl_alert_days=14, pause=True,
+                                cache_buster=True, ssl_alert_days=14, paused=True,
                                 maintenance_start_at='2030-01-01T10:00:00', maintenance_end_at='2030-01-01T11:00:00',
                                 request_headers=[{'key': 'X-Env', 'value': 'prod'}],
                                 alerts=[{'key': 'email', 'value': 'a@b.io'}])]

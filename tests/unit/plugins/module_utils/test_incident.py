@@ -13,20 +13,26 @@ import pytest
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import (
     INCIDENT,
-    INCIDENT_ARGSPEC,
-    IncidentManager,
+    INCIDENTS,
+    IncidentResource,
     derived_status,
     duration,
-    incident_view,
-    public_incident,
-    refused_changes,
-    validate_order,
-    validate_values,
 )
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import ensure_task
 from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+from ansible_collections.uptime.monitoring.plugins.modules.incident import ARGUMENT_SPEC, IDENTITY
 
 NOW = datetime.datetime(2026, 6, 1, 12, 0, 0)
-OPTIONS = [name for name in INCIDENT_ARGSPEC if name != 'state']
+OPTIONS = [name for name in ARGUMENT_SPEC if name != 'state']
+
+
+def validate_values(values, now):
+    INCIDENT.validate(values)
+    INCIDENT.check_order(values, now)
+
+
+def refused_changes(changes, before, incident_id):
+    INCIDENT.refuse_fixed(changes, before, 'incident %s' % incident_id)
 
 
 def params(**values):
@@ -92,13 +98,13 @@ def test_values_at_the_limits_pass():
 ])
 def test_order_of_the_timestamps(values, field, fragment):
     with pytest.raises(ValidationError) as caught:
-        validate_order(values)
+        INCIDENT.check_order(values)
     assert caught.value.field == field
     assert fragment in str(caught.value)
 
 
 def test_acknowledged_at_may_equal_started_at():
-    validate_order({'started_at': '2026-01-01T10:00:00', 'acknowledged_at': '2026-01-01T10:00:00'})
+    INCIDENT.check_order({'started_at': '2026-01-01T10:00:00', 'acknowledged_at': '2026-01-01T10:00:00'})
 
 
 def test_write_once_fields_may_be_set_while_empty_only():
@@ -107,7 +113,7 @@ def test_write_once_fields_may_be_set_while_empty_only():
     with pytest.raises(ValidationError) as caught:
         refused_changes({'ended_at': '2026-01-01T12:00:00'}, before, 5)
     assert caught.value.field == 'ended_at'
-    assert 'incident 5 already has ended_at 2026-01-01T11:00:00' in str(caught.value)
+    assert 'incident 5 already has ended_at 2026-01-01T11:00:00' in str(caught.value) and 'only once' in str(caught.value)
     with pytest.raises(ValidationError) as caught:
         refused_changes({'ended_at': None}, before, 5)
     assert 'changed to empty' in str(caught.value)
@@ -120,7 +126,7 @@ def test_started_at_and_monitor_are_fixed_after_creation():
     assert caught.value.field == 'started_at' and 'cannot be changed' in str(caught.value)
     with pytest.raises(ValidationError) as caught:
         refused_changes({'monitor_id': 2}, before, 5)
-    assert caught.value.field == 'monitor_id' and 'another monitor' in str(caught.value)
+    assert caught.value.field == 'monitor_id' and 'cannot be changed after creation' in str(caught.value)
 
 
 def service_record(**overrides):
@@ -138,7 +144,7 @@ def service_record(**overrides):
 
 
 def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
-    view = public_incident(service_record())
+    view = INCIDENTS.record_view(service_record())
     assert view['id'] == 9
     assert view['monitor_id'] == 4
     assert view['monitor_name'] == 'shop'
@@ -154,14 +160,15 @@ def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
 
 def test_public_incident_reads_strings_and_a_plain_monitor_id():
     record = service_record(id='9', monitor=None, monitor_id='4', ended_at='2026-01-01T11:00:00.000000Z')
-    view = public_incident(record)
+    view = INCIDENTS.record_view(record)
     assert view['id'] == 9 and view['monitor_id'] == 4
     assert view['monitor'] is None and view['monitor_name'] is None
     assert view['status'] == 'resolved' and view['duration'] == 3600
 
 
 def test_a_predicted_incident_has_no_id_and_takes_the_known_monitor():
-    view = incident_view({'monitor_id': 4, 'started_at': '2026-01-01T10:00:00'}, None, service_record()['monitor'])
+    view = INCIDENTS.view({'monitor_id': 4, 'started_at': '2026-01-01T10:00:00'}, None,
+                          {'monitor': service_record()['monitor']})
     assert view['id'] is None and view['monitor_name'] == 'shop' and view['monitor']['request_auth_password'] == MASK
 
 
@@ -192,7 +199,7 @@ def open_incident(emulator, monitor_id, started_at, **fields):
 def run(emulator, client, check_mode=False, **values):
     """Run one task; returns (result, requests made, writes made)."""
     emulator.clear_log()
-    result = IncidentManager(client, check_mode=check_mode).run_module(params(**values))
+    result = ensure_task(INCIDENTS, client, params(**values), check_mode, IDENTITY)
     log = emulator.log()
     return result, log, [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
 
@@ -230,19 +237,19 @@ def test_natural_key_finds_an_old_incident_among_many(emulator, client, monitor_
 def test_the_ongoing_incident_is_acknowledged_then_resolved(emulator, client, monitor_id):
     open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
     ongoing = open_incident(emulator, monitor_id, '2026-01-02T10:00:00')
-    acked, log, writes = run(emulator, client, monitor='shop', status='acknowledged')
+    acked, log, writes = run(emulator, client, monitor='shop', state='acknowledged')
     assert acked['changed'] and acked['incident']['id'] == ongoing
     assert acked['incident']['status'] == 'acknowledged' and acked['incident']['acknowledged_at']
     assert [entry['method'] for entry in log] == ['GET', 'GET', 'PUT']
     assert set(writes[0]['form']) == {'acknowledged_at'}
-    again, log, writes = run(emulator, client, monitor_id=monitor_id, status='acknowledged')
+    again, log, writes = run(emulator, client, monitor_id=monitor_id, state='acknowledged')
     assert not again['changed'] and len(log) == 1 and not writes
-    resolved, log, writes = run(emulator, client, monitor_id=monitor_id, status='resolved', comment='fixed')
+    resolved, log, writes = run(emulator, client, monitor_id=monitor_id, state='resolved', comment='fixed')
     assert resolved['changed'] and resolved['incident']['status'] == 'resolved'
     assert resolved['incident']['acknowledged_at'] == acked['incident']['acknowledged_at']
     assert set(writes[0]['form']) == {'ended_at', 'comment'}
     # No ongoing incident any more: the re-run checks the latest one and changes nothing.
-    rerun, log, writes = run(emulator, client, monitor_id=monitor_id, status='resolved', comment='fixed')
+    rerun, log, writes = run(emulator, client, monitor_id=monitor_id, state='resolved', comment='fixed')
     assert not rerun['changed'] and rerun['incident']['id'] == ongoing and not writes
 
 
@@ -259,16 +266,16 @@ def test_a_monitor_without_incidents_needs_started_at(emulator, client, monitor_
         run(emulator, client, monitor_id=monitor_id, cause='db')
     assert caught.value.field == 'started_at' and 'give started_at' in str(caught.value)
     # Resolving the current incident of a monitor without one has nothing to do.
-    nothing, log, writes = run(emulator, client, monitor_id=monitor_id, status='resolved')
+    nothing, log, writes = run(emulator, client, monitor_id=monitor_id, state='resolved')
     assert not nothing['changed'] and nothing['incident'] == {} and len(log) == 1 and not writes
 
 
 def test_acknowledging_after_the_resolution_changes_nothing(emulator, client, monitor_id):
     open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
-    run(emulator, client, monitor_id=monitor_id, status='acknowledged', comment='on it')
-    resolved, dummy, dummy = run(emulator, client, monitor_id=monitor_id, status='resolved', comment='fixed')
+    run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it')
+    resolved, dummy, dummy = run(emulator, client, monitor_id=monitor_id, state='resolved', comment='fixed')
     # The playbook runs again: its acknowledge task finds no ongoing incident and has nothing left to do.
-    again, log, writes = run(emulator, client, monitor_id=monitor_id, status='acknowledged', comment='on it')
+    again, log, writes = run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it')
     assert not again['changed'] and again['incident']['id'] == resolved['incident']['id']
     assert again['incident']['comment'] == 'fixed' and len(log) == 1 and not writes
 
@@ -331,7 +338,7 @@ def test_the_services_refusals_are_told_before_the_post(emulator, client, monito
 def test_a_refusal_the_pre_check_missed_comes_back_readable(emulator, client, monitor_id, monkeypatch):
     # As if another client opened an incident between the lookup and the POST.
     open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
-    monkeypatch.setattr(IncidentManager, '_check_can_open', staticmethod(lambda *args: None))
+    monkeypatch.setattr(IncidentResource, '_check_can_open', staticmethod(lambda *args: None))
     with pytest.raises(UptimeApiError) as caught:
         run(emulator, client, monitor_id=monitor_id, started_at='2026-01-02T10:00:00')
     assert caught.value.status == 422
@@ -349,7 +356,7 @@ def test_create_by_monitor_id_takes_three_requests(emulator, client, monitor_id)
 
 def test_check_mode_predicts_without_writing(emulator, client, monitor_id):
     created, log, writes = run(emulator, client, check_mode=True, monitor_id=monitor_id,
-                               started_at='2026-01-01T10:00:00', status='resolved')
+                               started_at='2026-01-01T10:00:00', state='resolved')
     assert created['changed'] and not writes
     assert created['incident']['id'] is None and created['incident']['monitor_name'] == 'shop'
     assert created['incident']['status'] == 'resolved'

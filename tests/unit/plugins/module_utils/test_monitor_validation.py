@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import (
-    MONITOR,
-    MonitorManager,
-    public_view,
-    to_module_args,
-)
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR, MONITORS
 from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
 
 OPTIONS = [field.name for field in MONITOR.fields]
+
+
+def desired_from_params(values):
+    """What the modules do with the options before any request: normalise, then validate."""
+    desired = MONITOR.desired(values)
+    MONITOR.validate(desired)
+    MONITOR.check_order(desired)
+    return desired
+
+
+def public_view(record):
+    return MONITORS.record_view(record)
 
 
 def params(**values):
@@ -54,14 +61,14 @@ def params(**values):
 ])
 def test_invalid_input_names_the_field(values, field, fragment):
     with pytest.raises(ValidationError) as caught:
-        MonitorManager.desired_from_params(params(**values))
+        desired_from_params(params(**values))
     assert caught.value.field == field
     assert fragment in str(caught.value)
     assert str(caught.value).startswith(field + ':')
 
 
 def test_valid_input_is_normalised():
-    desired = MonitorManager.desired_from_params(params(
+    desired = desired_from_params(params(
         name='shop', url='https://shop.example.com', interval=60, cache_buster=True,
         maintenance_start_at='2026-01-01T12:00:00+01:00', maintenance_end_at='2026-01-01T12:30:00Z',
         alerts=[{'key': 'sms', 'value': '+4412345'}, {'key': 'webhook', 'value': 'https://hook.example.com/x'}],
@@ -73,7 +80,7 @@ def test_valid_input_is_normalised():
 
 
 def test_empty_strings_clear_the_window_and_auth():
-    desired = MonitorManager.desired_from_params(params(
+    desired = desired_from_params(params(
         maintenance_start_at='', maintenance_end_at='', request_auth_username='', request_auth_password=''))
     assert desired == {'maintenance_start_at': None, 'maintenance_end_at': None,
                        'request_auth_username': None, 'request_auth_password': None}
@@ -103,13 +110,13 @@ def test_public_view_normalises_and_masks():
 
 
 def test_export_leaves_out_secrets_and_names_them():
-    args, omitted = to_module_args(public_view(SERVICE_RECORD))
-    assert args['pause'] is True and args['interval'] == 300 and args['name'] == 'api'
+    args, omitted = MONITORS.export(public_view(SERVICE_RECORD))
+    assert args['paused'] is True and args['interval'] == 300 and args['name'] == 'api'
     assert 'request_auth_username' not in args and 'request_auth_password' not in args
     assert 'request_headers' not in args
     assert omitted == ['request_auth_username', 'request_auth_password', 'request_headers']
-    assert 'id' not in args and 'status' not in args and 'domain_alert_days' not in args
-    MonitorManager.desired_from_params(params(**args))
+    assert 'id' not in args and 'status' not in args and args['domain_alert_days'] == 0
+    desired_from_params(params(**args))
 
 
 class FakePages:
@@ -126,19 +133,19 @@ class FakePages:
 
 def test_find_by_name_prefers_the_exact_name_over_substrings_and_case():
     client = FakePages([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}], [{'id': 3, 'name': 'shop'}]])
-    assert MonitorManager(client).find_by_name('shop')['id'] == 3
+    assert MONITORS.find_by_name(client, 'shop')['id'] == 3
     assert client.queries == [('/api/v1/monitors', {'search': 'shop', 'search_by': 'name', 'per_page': 100})]
 
 
 def test_find_by_name_falls_back_to_a_match_in_another_case():
     client = FakePages([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}]])
-    assert MonitorManager(client).find_by_name('shop')['id'] == 1
-    assert MonitorManager(FakePages([[{'id': 2, 'name': 'shop-eu'}]])).find_by_name('shop') is None
+    assert MONITORS.find_by_name(client, 'shop')['id'] == 1
+    assert MONITORS.find_by_name(FakePages([[{'id': 2, 'name': 'shop-eu'}]]), 'shop') is None
 
 
 def test_find_by_name_searches_around_backslashes():
     client = FakePages([[{'id': 5, 'name': 'C:\\shares\\backup'}]])
-    assert MonitorManager(client).find_by_name('C:\\shares\\backup')['id'] == 5
+    assert MONITORS.find_by_name(client, 'C:\\shares\\backup')['id'] == 5
     assert client.queries[0][1]['search'] == 'shares'
 
 
@@ -147,3 +154,10 @@ def test_other_read_only_facts_pass_through_and_secret_looking_ones_are_masked()
     assert view['user_id'] == 3 and view['uptime_percentage'] == '99.9'
     assert view['heartbeat_token'] == MASK
     assert 'pause' not in view and 'tok-123' not in repr(view)
+
+
+def test_an_empty_service_value_reads_as_the_create_default():
+    view = public_view(SERVICE_RECORD)
+    assert view['domain_alert_days'] == 0
+    assert public_view(dict(SERVICE_RECORD, cache_buster=None, alerts=None))['cache_buster'] is False
+    assert public_view(dict(SERVICE_RECORD, alerts=None))['alerts'] == []

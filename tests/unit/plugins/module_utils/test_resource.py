@@ -8,9 +8,9 @@ import pytest
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import encode_form, normalise_base_url, parse_retry_after
 from ansible_collections.uptime.monitoring.plugins.module_utils._resource import (
     MASK,
+    Field,
+    Schema,
     ValidationError,
-    diff_views,
-    pairs_multiset,
     to_bool,
     to_int,
     to_pairs,
@@ -58,8 +58,9 @@ def test_pairs_accept_position_keyed_objects_and_null():
 
 def test_pairs_compare_without_order_but_with_multiplicity():
     first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
-    assert pairs_multiset(first) == pairs_multiset(list(reversed(first)))
-    assert pairs_multiset(first) != pairs_multiset(first + first[:1])
+    field = MONITOR.by_name['alerts']
+    assert field.comparable(first) == field.comparable(list(reversed(first)))
+    assert field.comparable(first) != field.comparable(first + first[:1])
 
 
 def test_form_encoding_of_lists_booleans_and_clears():
@@ -97,8 +98,8 @@ def test_differences_only_for_managed_fields():
     record = {'name': 'a', 'interval': '60', 'alerts': {'0': {'key': 'email', 'value': 'a@b.io'}},
               'status': 'online', 'cache_buster': 0}
     current = MONITOR.current(record)
-    desired = MONITOR.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'pause': True})
-    assert MONITOR.differences(desired, current) == {'pause': True}
+    desired = MONITOR.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'paused': True})
+    assert MONITOR.differences(desired, current) == {'paused': True}
 
 
 def test_companions_are_sent_with_a_changed_field():
@@ -115,7 +116,7 @@ def test_masking_and_diff_of_secrets():
                               'request_headers': [{'key': 'X-Api-Key', 'value': 'k1'}, {'key': 'Accept', 'value': 'a'}]})
     after = dict(before, request_auth_password='new-secret',
                  request_headers=[{'key': 'X-Api-Key', 'value': 'k2'}, {'key': 'Accept', 'value': 'a'}])
-    shown_before, shown_after = diff_views(MONITOR, before, after, ['request_auth_password', 'request_headers'])
+    shown_before, shown_after = MONITOR.diff(before, after, ['request_auth_password', 'request_headers'])
     text = repr((shown_before, shown_after))
     for secret in ('old-secret', 'new-secret', 'k1', 'k2'):
         assert secret not in text
@@ -136,3 +137,69 @@ def test_a_changed_condition_carries_its_lookup_text():
     changes = MONITOR.differences(desired, current)
     assert changes == {'alert_condition': 'url_text'}
     assert MONITOR.with_companions(changes, desired, current) == desired
+
+
+# -- rules derived from the field descriptions ----------------------------------
+
+SCHEMA = Schema([
+    Field('name', required=True, min_length=1, max_length=8),
+    Field('size', 'int', default=0),
+    Field('start', 'timestamp', together='end', on_update=False),
+    Field('end', 'timestamp', together='start', later_than='start', not_future=True),
+    Field('closed', 'timestamp', write_once=True, not_before='start'),
+    Field('items', 'pairs', max_items=2, check=lambda item: ('value', 'too long') if len(item['value']) > 3 else None),
+])
+
+
+def test_the_stored_default_reads_for_empty_and_resets():
+    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None})['size'] == 0
+    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None})['items'] == []
+    assert SCHEMA.reset_values() == {'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
+    assert SCHEMA.created({'name': 'a'}) == {'name': 'a', 'size': 0, 'start': None, 'end': None, 'closed': None,
+                                             'items': []}
+
+
+def test_a_field_the_record_lacks_comes_from_the_fallback_not_as_empty():
+    current = SCHEMA.current({'name': 'a'}, fallback={'size': 5})
+    assert current['size'] == 5 and current['items'] is None
+
+
+@pytest.mark.parametrize('desired, field, fragment', [
+    ({'name': None}, 'name', '1 to 8'),
+    ({'name': 'x' * 9}, 'name', '1 to 8'),
+    ({'start': '2026-01-01T10:00:00'}, 'end', 'together with start'),
+    ({'start': '2026-01-01T10:00:00', 'end': None}, 'start', 'clear both'),
+    ({'items': [{'key': 'a', 'value': 'long'}]}, 'items[0].value', 'too long'),
+    ({'items': [{'key': 'a', 'value': 'b'}] * 3}, 'items', 'at most 2'),
+])
+def test_validation_is_derived_from_the_fields(desired, field, fragment):
+    with pytest.raises(ValidationError) as caught:
+        SCHEMA.validate(desired)
+    assert caught.value.field == field and fragment in str(caught.value)
+
+
+@pytest.mark.parametrize('values, field, fragment', [
+    ({'start': '2026-01-01T10:00:00', 'end': '2026-01-01T10:00:00'}, 'end', 'after start'),
+    ({'start': '2026-01-01T10:00:00', 'closed': '2026-01-01T09:00:00'}, 'closed', 'not be before start'),
+    ({'end': '2026-06-02T00:00:00'}, 'end', 'in the future'),
+])
+def test_order_and_the_future_are_derived_from_the_fields(values, field, fragment):
+    import datetime
+    with pytest.raises(ValidationError) as caught:
+        SCHEMA.check_order(values, datetime.datetime(2026, 6, 1))
+    assert caught.value.field == field and fragment in str(caught.value)
+
+
+def test_create_only_and_write_once_changes_are_refused():
+    current = {'start': '2026-01-01T10:00:00', 'closed': None}
+    SCHEMA.refuse_fixed({'closed': '2026-01-01T11:00:00'}, current, 'thing 1')
+    with pytest.raises(ValidationError, match='cannot be changed after creation'):
+        SCHEMA.refuse_fixed({'start': '2026-01-01T09:00:00'}, current, 'thing 1')
+    with pytest.raises(ValidationError, match='sets it only once'):
+        SCHEMA.refuse_fixed({'closed': '2026-01-01T12:00:00'}, dict(current, closed='2026-01-01T11:00:00'), 'thing 1')
+
+
+def test_partners_are_sent_together():
+    current = {'start': '2026-01-01T10:00:00', 'end': '2026-01-01T11:00:00'}
+    desired = {'start': '2026-01-01T10:00:00', 'end': '2026-01-01T12:00:00'}
+    assert SCHEMA.with_companions(SCHEMA.differences(desired, current), desired, current) == desired

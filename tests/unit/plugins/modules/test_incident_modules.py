@@ -40,8 +40,8 @@ def monitor_id(emulator):
 
 
 @pytest.mark.parametrize('module, spec', [
-    (incident, incident.INCIDENT_ARGSPEC),
-    (incident_info, incident_info.INCIDENT_INFO_ARGSPEC),
+    (incident, incident.ARGUMENT_SPEC),
+    (incident_info, incident_info.ARGUMENT_SPEC),
 ])
 def test_documentation_matches_the_argument_spec(module, spec):
     documented = yaml.safe_load(module.DOCUMENTATION)['options']
@@ -84,7 +84,7 @@ def test_open_then_resolve_with_diff_and_masked_monitor(emulator, connection, mo
     assert 'plain-secret' not in json.dumps(opened)
     assert opened['diff']['before'] == {} and opened['diff']['after']['cause'] == 'db'
     emulator.clear_log()
-    resolved = run_module(incident, capsys, monitor='shop', status='resolved', _ansible_check_mode=True, **connection)
+    resolved = run_module(incident, capsys, monitor='shop', state='resolved', _ansible_check_mode=True, **connection)
     assert resolved['changed'] and resolved['incident']['status'] == 'resolved'
     assert resolved['diff']['before']['status'] == 'unresolved' and resolved['diff']['after']['status'] == 'resolved'
     assert not emulator.writes()
@@ -116,3 +116,28 @@ def test_info_filters_and_sends_search_by_with_search(emulator, connection, moni
     one = run_module(incident_info, capsys, id=resolved['incidents'][0]['id'], **connection)
     assert one['incidents'] == resolved['incidents']
     assert 'plain-secret' not in json.dumps(one)
+
+
+def test_a_delete_whose_answer_was_lost_reports_the_change(emulator, connection, monitor_id, capsys):
+    # The service deleted the incident, the answer was lost and the retried DELETE gets 404: this task deleted it.
+    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
+    emulator.fault('drop', method='DELETE', when='after')
+    result = run_module(incident, capsys, monitor_id=monitor_id, state='absent', **dict(connection, retries=2))
+    assert result['changed'] and not result.get('failed')
+    assert result['diff']['before']['started_at'] == '2026-01-01T10:00:00' and result['incident'] == {}
+    assert [entry['method'] for entry in emulator.log()][-2:] == ['DELETE', 'DELETE']
+    assert emulator.api('GET', '/api/v1/incidents').json['data'] == []
+
+
+def test_absent_by_id_refuses_a_monitor_that_does_not_own_the_incident(emulator, connection, monitor_id, capsys):
+    answer = emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
+    incident_id = int(answer.json['data']['id'])
+    other = emulator.api('POST', '/api/v1/monitors', data={
+        'name': 'api', 'url': 'https://api.example.com', 'interval': 60, 'request_method': 'GET',
+        'alert_condition': 'url_unavailable'}).json['data']
+    for wrong in (dict(monitor='api'), dict(monitor_id=int(other['id']))):
+        emulator.clear_log()
+        result = run_module(incident, capsys, id=incident_id, state='absent', **dict(connection, **wrong))
+        assert result['failed'] and "belongs to monitor 'shop'" in result['msg'], result
+        assert not emulator.writes()
+    assert len(emulator.api('GET', '/api/v1/incidents').json['data']) == 1

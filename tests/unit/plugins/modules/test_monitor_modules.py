@@ -10,7 +10,7 @@ import pytest
 from ansible.module_utils.testing import patch_module_args
 from emulator.control import PRIMARY_KEY
 
-from ansible_collections.uptime.monitoring.plugins.module_utils import _module
+from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
 
 
@@ -103,7 +103,7 @@ def test_a_lost_create_answer_does_not_duplicate_the_monitor(emulator, connectio
 def test_an_unexpected_defect_ends_in_one_line(emulator, connection, capsys, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError('surprise')
-    monkeypatch.setattr(monitor.MonitorManager, 'run_module', broken)
+    monkeypatch.setattr(_engine.Engine, 'ensure', broken)
     result = run(monitor.main, dict(connection, name='x'), capsys)
     assert result['failed']
     assert result['msg'] == "unexpected error: KeyError: 'surprise'"
