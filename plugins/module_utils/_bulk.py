@@ -88,8 +88,7 @@ class Action:
         if kind == 'create':
             self.changed_keys = [key for key in desired if desired[key] not in (None, [])]
         elif kind == 'update':
-            self.changed_keys = [field.name for field in MONITOR.fields
-                                 if field.comparable(self.before.get(field.name)) != field.comparable(self.after.get(field.name))]
+            self.changed_keys = list(MONITOR.differences(self.after, self.before))
         self.after_record = None
         self.error = None
         self.attempted = False
@@ -123,15 +122,12 @@ def _prefixed(exc, index, name):
 
 def desired_state(item, state):
     """The validated, normalised monitor one ``config`` entry asks for."""
-    desired = MONITOR.desired(item)
-    if state in REPLACING_STATES:
-        for name in REQUIRED_WHEN_REPLACING:
-            if desired.get(name) is None:
-                raise ValidationError(name, 'is required with state=%s (the monitor is set to exactly the entry, '
-                                            'and %s have no default)' % (state, ', '.join(REQUIRED_WHEN_REPLACING)))
-        desired = dict(MONITOR.reset_values(), **desired)
-    MONITOR.validate(desired)
-    MONITOR.check_order(desired)
+    replacing = state in REPLACING_STATES
+    desired = MONITOR.checked(item, base=MONITOR.reset_values() if replacing else None)
+    for name in REQUIRED_WHEN_REPLACING if replacing else ():
+        if desired.get(name) is None:
+            raise ValidationError(name, 'is required with state=%s (the monitor is set to exactly the entry, '
+                                        'and %s have no default)' % (state, ', '.join(REQUIRED_WHEN_REPLACING)))
     return desired
 
 

@@ -389,13 +389,16 @@ def _list_records(data):
     if data is None:
         return []
     if isinstance(data, dict):
-        return [data[key] for key in sorted(data, key=_position_key)]
+        return in_position_order(data)
     return list(data)
 
 
-def _position_key(key):
-    number = _as_int(key)
-    return (0, number, '') if number is not None else (1, 0, str(key))
+def in_position_order(items):
+    """The values of a list the service sent as an object keyed by position (``{"0": .., "2": ..}``)."""
+    def position(key):
+        number = _as_int(key)
+        return (0, number, '') if number is not None else (1, 0, str(key))
+    return [items[key] for key in sorted(items, key=position)]
 
 
 def _as_int(value):

@@ -15,12 +15,30 @@ from __future__ import annotations
 from collections import namedtuple
 
 from ._client import UptimeApiError
-from ._resource import confirm_after_ambiguity, record_id, to_text, utc_now
+from ._resource import record_id, to_text, utc_now
 
 # The outcome of one ensure: before/after in option terms (None when absent), and the record written.
 Outcome = namedtuple('Outcome', 'changed before after record')
 # Where the task's resource was found: the record (None when absent) and what the lookup learnt on the way.
 Located = namedtuple('Located', 'record context')
+
+
+def confirm_after_ambiguity(write, confirm):
+    """Run ``write``; when its answer was lost, ask ``confirm`` whether it took effect.
+
+    ``confirm`` re-reads the service and returns what the write should have
+    returned when the service already shows the wanted state, else None, and
+    the original error stands.
+    """
+    try:
+        return write()
+    except UptimeApiError as exc:
+        if not exc.ambiguous:
+            raise
+        confirmed = confirm()
+        if confirmed is None:
+            raise
+        return confirmed
 
 
 class Resource:

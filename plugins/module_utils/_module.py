@@ -157,11 +157,7 @@ def ensure_task(resource, client, params, check_mode=False, identity=('id',), ig
     """The task of a module that manages one record: params in, the module result out."""
     schema, state = resource.schema, params['state']
     engine = Engine(resource, client, check_mode, now)
-    desired = {}
-    if state != 'absent':
-        desired = schema.desired(params)
-        schema.validate(desired)
-        schema.check_order(desired, engine.now)
+    desired = schema.checked(params, engine.now) if state != 'absent' else {}
     keys = {}
     for name in identity:
         value = params.get(name)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from ._client import UptimeApiError
+from ._client import in_position_order
 
 MASK = '********'
 TIMESTAMP_FORMAT = '%Y-%m-%dT%H:%M:%S'
@@ -96,20 +96,13 @@ def to_pairs(value, field='value'):
     if value is None or value == '':
         return []
     if isinstance(value, dict):
-        value = [value[position] for position in sorted(value, key=_position)]
+        value = in_position_order(value)
     pairs = []
     for item in value:
         if not isinstance(item, dict):
             raise ValidationError(field, 'each entry must be a dict with key and value, got %r' % (item,))
         pairs.append({'key': to_text(item.get('key')) or '', 'value': to_text(item.get('value')) or ''})
     return pairs
-
-
-def _position(key):
-    try:
-        return (0, int(key))
-    except (TypeError, ValueError):
-        return (1, str(key))
 
 
 def record_id(record):
@@ -126,24 +119,6 @@ def timestamp_or_text(value):
         return to_utc_timestamp(value)
     except ValidationError:
         return str(value)
-
-
-def confirm_after_ambiguity(write, confirm):
-    """Run ``write``; when its answer was lost, ask ``confirm`` whether it took effect.
-
-    ``confirm`` re-reads the service and returns what the write should have
-    returned when the service already shows the wanted state, else None, and
-    the original error stands.
-    """
-    try:
-        return write()
-    except UptimeApiError as exc:
-        if not exc.ambiguous:
-            raise
-        confirmed = confirm()
-        if confirmed is None:
-            raise
-        return confirmed
 
 
 def utc_now():
@@ -187,39 +162,22 @@ class Field:
       another key; ``secret`` and ``sensitive_items`` mask it.
     """
 
-    def __init__(self, name, kind='str', choices=None, api_name=None, default=None, send_default=False,
-                 required=False, on_create=True, on_update=True, write_once=False, together=None, sent_with=(),
-                 required_when=None, min_length=None, max_length=None, max_items=None, check=None, later_than=None,
-                 not_before=None,
-                 not_future=False, read=None, secret=False, sensitive_items=False, item_key_choices=None,
-                 no_log=None):
-        if kind not in KINDS:
-            raise ValueError('unknown kind %s' % kind)
-        self.name = name
-        self.kind = kind
-        self.choices = choices
-        self.api_name = api_name or name
-        self.default = [] if kind == 'pairs' and default is None else default
-        self.send_default = send_default
-        self.required = required
-        self.required_when = required_when
-        self.on_create = on_create
-        self.on_update = on_update
-        self.write_once = write_once
-        self.together = together
-        self.sent_with = tuple(sent_with) + ((together,) if together else ())
-        self.min_length = min_length
-        self.max_length = max_length
-        self.max_items = max_items
-        self.check = check
-        self.later_than = later_than
-        self.not_before = not_before
-        self.not_future = not_future
-        self.read = read
-        self.secret = secret
-        self.sensitive_items = sensitive_items
-        self.item_key_choices = item_key_choices
-        self.no_log = no_log
+    RULES = dict(choices=None, api_name=None, default=None, send_default=False, required=False, required_when=None,
+                 on_create=True, on_update=True, write_once=False, together=None, sent_with=(), min_length=None,
+                 max_length=None, max_items=None, check=None, later_than=None, not_before=None, not_future=False,
+                 read=None, secret=False, sensitive_items=False, item_key_choices=None)
+
+    def __init__(self, name, kind='str', **rules):
+        unknown = sorted(set(rules) - set(self.RULES))
+        if kind not in KINDS or unknown:
+            raise ValueError('field %s: unknown kind %s or rules %s' % (name, kind, unknown))
+        self.name, self.kind = name, kind
+        for rule, value in self.RULES.items():
+            setattr(self, rule, rules.get(rule, value))
+        self.api_name = self.api_name or name
+        if kind == 'pairs' and self.default is None:
+            self.default = []
+        self.sent_with = tuple(self.sent_with) + ((self.together,) if self.together else ())
 
     def normalise(self, value):
         value = KINDS[self.kind][0](value, self.name)
@@ -236,8 +194,6 @@ class Field:
             spec['choices'] = list(self.choices)
         if self.secret:
             spec['no_log'] = True
-        elif self.no_log is not None:
-            spec['no_log'] = self.no_log
         if self.kind == 'pairs':
             key_spec = {'type': 'str', 'required': True, 'no_log': False}
             if self.item_key_choices:
@@ -311,6 +267,13 @@ class Schema:
         """The normalised values of the options given (an empty string is given: it clears)."""
         return {field.name: field.normalise(params[field.name]) for field in self.fields
                 if params.get(field.name) is not None}
+
+    def checked(self, params, now=None, base=None):
+        """The desired values of ``params`` over ``base``, refused before any request where the service would."""
+        desired = dict(base or {}, **self.desired(params))
+        self.validate(desired)
+        self.check_order(desired, now)
+        return desired
 
     def validate(self, desired):
         """Refuse, naming the field, what the service would refuse in these values alone."""
