@@ -178,7 +178,7 @@ class Engine:
                 return Outcome(False, None, None, None), located
             return self.delete(located.record), located
         if located.record is None and identity.get('id') is not None:
-            raise UptimeApiError('%s id %s was not found (a %s cannot be created with a chosen id: %s)'
+            raise UptimeApiError('%s id %s was not found (no %s can be created with a chosen id: %s)'
                                  % (self.resource.noun, identity['id'], self.resource.noun,
                                     self.resource.create_hint), status=404)
         desired = self.resource.prepare(self, desired, located, state)

@@ -142,7 +142,7 @@ class IncidentResource(Resource):
         if monitor_id is None:
             monitor = MONITORS.find_by_name(engine.client, identity['monitor'])
             if monitor is None:
-                return Located(None, {'unknown_monitor': identity['monitor']})
+                return Located(None, {'unknown_monitor': identity.get('monitor') or ''})
             monitor_id = record_id(monitor)
         context = {'monitor_id': monitor_id, 'monitor': monitor, 'ongoing': identity.get('started_at') is None}
         if context['ongoing']:

@@ -109,6 +109,8 @@ class MonitorResource(Resource):
 
     def find_by_name(self, client, name):
         """The monitor named ``name``; the service's search matches substrings, so the match is made here."""
+        if not name:
+            return None
         # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.
         query = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': 100}
         matcher = NameMatcher([name])

@@ -129,10 +129,6 @@ def is_sensitive_name(name):
     return bool(name) and bool(SENSITIVE_NAME.search(str(name)))
 
 
-def shown(value):
-    return 'empty' if value is None else str(value)
-
-
 KINDS = {
     'str': (to_text, 'str'),
     'int': (to_int, 'int'),
@@ -227,6 +223,12 @@ class Field:
             if problem is not None:
                 where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
                 raise ValidationError(self.name + where, problem[1])
+
+    def shown(self, value):
+        """A value in a message; a timestamp says its zone."""
+        if value is None:
+            return 'empty'
+        return '%s UTC' % value if self.kind == 'timestamp' else str(value)
 
     def _length_rule(self, length):
         limit = '%d to %d' % (self.min_length, self.max_length) if self.min_length else 'at most %d' % self.max_length
@@ -340,13 +342,14 @@ class Schema:
     def refuse_fixed(self, changes, current, label):
         """Fail on a change the service would not make (it would answer 200 and keep the old value)."""
         for name, wanted in changes.items():
-            field, now = self.by_name[name], current.get(name)
+            field = self.by_name[name]
+            now, wanted = field.shown(current.get(name)), field.shown(wanted)
             if not field.on_update:
                 raise ValidationError(name, '%s has %s %s, which cannot be changed after creation (asked for %s)'
-                                      % (label, name, shown(now), shown(wanted)))
-            if field.write_once and now is not None:
+                                      % (label, name, now, wanted))
+            if field.write_once and now != 'empty':
                 raise ValidationError(name, '%s already has %s %s and the service sets it only once: it cannot be '
-                                            'changed to %s' % (label, name, now, shown(wanted)))
+                                            'changed to %s' % (label, name, now, wanted))
 
     def create_body(self, desired, label):
         """What a create sends: the given values the service accepts on create, and the defaults it requires."""

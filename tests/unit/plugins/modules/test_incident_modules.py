@@ -141,3 +141,10 @@ def test_absent_by_id_refuses_a_monitor_that_does_not_own_the_incident(emulator,
         assert result['failed'] and "belongs to monitor 'shop'" in result['msg'], result
         assert not emulator.writes()
     assert len(emulator.api('GET', '/api/v1/incidents').json['data']) == 1
+
+
+def test_a_blank_monitor_name_is_no_monitor(emulator, connection, capsys):
+    result = run_module(incident, capsys, monitor=' ', started_at='2026-01-01T10:00:00', **connection)
+    assert result['failed'] and 'no monitor is named' in result['msg'] and 'Error' not in result['msg']
+    assert not run_module(incident, capsys, monitor=' ', state='absent', **connection)['changed']
+    assert not emulator.writes()

@@ -142,3 +142,12 @@ def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys)
     result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60), capsys)
     assert result['failed']
     assert result['msg'].endswith('(no definite answer: the service may have applied this change)')
+
+
+def test_a_blank_name_finds_no_monitor_and_fails_cleanly(emulator, connection, capsys):
+    absent = run(monitor.main, dict(connection, name='  ', state='absent'), capsys)
+    assert not absent.get('failed') and not absent['changed']
+    assert run(monitor_info.main, dict(connection, name=' '), capsys)['monitors'] == []
+    present = run(monitor.main, dict(connection, name=' ', url='https://x.example.com', interval=60), capsys)
+    assert present['failed'] and present['msg'].startswith('name: must be 1 to 128 characters long')
+    assert emulator.writes() == []
