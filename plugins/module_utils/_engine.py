@@ -61,7 +61,7 @@ class Resource:
     def get(self, client, resource_id):
         return client.get_or_none('%s/%s' % (self.path, resource_id))
 
-    def locate(self, engine, identity, desired):
+    def locate(self, engine, identity):
         """Find the record the task addresses; ``identity`` holds ``id`` and the natural key."""
         if identity.get('id') is not None:
             return Located(engine.get(identity['id']), {})
@@ -76,7 +76,7 @@ class Resource:
         return False
 
     def prepare(self, engine, desired, located, state):
-        """The desired state to apply to the located record (None: to create); a hook for derived values."""
+        """The desired state to apply to the located record (or to create one); a hook for derived values."""
         return desired
 
     def settle_missing(self, engine, desired, located, state):
@@ -172,7 +172,7 @@ class Engine:
 
     def ensure(self, identity, desired, state='present', ignore=()):
         """The whole present/absent task of one record: locate, then create, update or delete."""
-        located = self.resource.locate(self, identity, desired if state != 'absent' else {})
+        located = self.resource.locate(self, identity)
         if state == 'absent':
             if located.record is None:
                 return Outcome(False, None, None, None), located

@@ -132,7 +132,7 @@ class IncidentResource(Resource):
         owner = INCIDENT.by_name['monitor_id'].from_record
         return [record for record in records if owner(record) in (MISSING, None, monitor_id)]
 
-    def locate(self, engine, identity, desired):
+    def locate(self, engine, identity):
         if identity.get('id') is not None:
             record = engine.get(identity['id'])
             if record is not None:
