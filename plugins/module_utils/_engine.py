@@ -59,6 +59,8 @@ class Resource:
     lookup_options = {}
     default_search_by = None
     create_hint = 'leave id out to create it'
+    # Read-only values the service gives every new record, which a create answer may lack.
+    created_facts = {}
 
     def label(self, values):
         """How messages name a record (or the values of one to create)."""
@@ -90,8 +92,8 @@ class Resource:
         return None
 
     def complete(self, engine, record):
-        """A created record with what the create answer lacked; the default trusts the answer."""
-        return record
+        """A created record with what the create answer lacked, as the service sets it on create."""
+        return dict(record, **{key: value for key, value in self.created_facts.items() if record.get(key) is None})
 
     def view(self, values, record, context):
         """The returned form of option-term values; read-only facts come from ``record``."""
