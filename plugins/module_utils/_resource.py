@@ -28,6 +28,9 @@ MASK = '********'
 # Instants are held, compared and returned in UTC with their zone; the service is sent local times without one.
 UTC_FORMAT = '%Y-%m-%dT%H:%M:%SZ'
 SERVICE_FORMAT = '%Y-%m-%dT%H:%M:%S'
+# The widest offsets from UTC a zone has (UTC-12 to UTC+14): a local time later than now by more is in the
+# future in every zone.
+LARGEST_UTC_OFFSET = datetime.timedelta(hours=14)
 SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
 # A field that the record does not carry at all (a create answer lacks some): not the same as null.
 MISSING = object()
@@ -348,8 +351,9 @@ class Schema:
         """
         desired = dict(base or {}, **self.desired(params))
         self.validate(desired)
-        # Times in one zone keep their order: a wrong order is refused before the zone is read.
-        self.check_order(desired, now if zone is None else None)
+        # Before the zone is read: times in one zone keep their order, and a local time further ahead than any
+        # zone's offset is in the future wherever the account is.
+        self.check_order(desired, now, LARGEST_UTC_OFFSET if zone is not None else None)
         if zone is not None:
             desired = self.localised(params, desired, zone)
             self.check_order(desired, now)
@@ -379,14 +383,15 @@ class Schema:
                 raise ValidationError(given, 'set both %s and %s, or clear both with empty strings (%s is empty)'
                                       % (given, empty, empty))
 
-    def check_order(self, values, now=None):
-        """Timestamps in the order the service wants, and none in the future."""
+    def check_order(self, values, now=None, slack=None):
+        """Timestamps in the order the service wants, and none in the future (by more than ``slack``)."""
         now_text = now.strftime(UTC_FORMAT) if now is not None else None
+        latest = (now + slack).strftime(UTC_FORMAT) if now is not None and slack else now_text
         for field in self.fields:
             value = values.get(field.name)
             if value is None:
                 continue
-            if field.not_future and now_text is not None and value > now_text:
+            if field.not_future and latest is not None and value > latest:
                 raise ValidationError(field.name, '%s is in the future (now is %s): the service accepts only '
                                                   'times up to now' % (value, now_text))
             earlier = values.get(field.later_than or field.not_before)

@@ -235,3 +235,13 @@ def test_a_bulk_sync_without_local_times_reads_no_zone(emulator):
     again = MonitorSync(UptimeClient(**params), client_factory(params)).run(
         dict(state='merged', config=config, workers=1), lambda values: None)
     assert not again['changed'] and account_reads(emulator) == []
+
+
+def test_a_local_time_in_the_future_everywhere_is_refused_before_the_zone_is_read(emulator, connection, capsys):
+    emulator.timezone(KOLKATA)
+    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    emulator.clear_log()
+    tomorrow = local_now('Pacific/Kiritimati', -24)  # a day ahead of the zone furthest ahead of UTC
+    result = run(incident, dict(connection, monitor='shop', started_at=tomorrow), capsys)
+    assert result['failed'] and result['field'] == 'started_at' and 'in the future' in result['msg']
+    assert emulator.log() == []
