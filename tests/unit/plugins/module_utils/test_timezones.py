@@ -177,8 +177,8 @@ def test_an_incident_three_hours_ago_in_local_time_opens_once(emulator, connecti
     ('2026-07-15T09:00:00', '2026-07-15T10:00:00', '2026-07-15T13:00:00'),
     ('2026-07-15T09:00:00+02:00', '2026-07-15T10:00:00+02:00', '2026-07-15T07:00:00'),
 ])
-def test_incident_times_land_on_their_instants_in_january_and_july(emulator, connection, capsys, started_at,
-                                                                    ended_at, stored_start):
+def test_incident_times_land_on_their_instants_in_january_and_july(emulator, connection, capsys,
+                                                                   started_at, ended_at, stored_start):
     emulator.timezone(NEW_YORK)
     run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
     args = dict(connection, monitor='shop', started_at=started_at, ended_at=ended_at)
