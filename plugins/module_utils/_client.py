@@ -18,6 +18,7 @@ import os
 import random
 import re
 import time
+import warnings
 from urllib.parse import parse_qsl, urlsplit
 
 try:
@@ -240,6 +241,9 @@ class UptimeClient:
             'User-Agent': USER_AGENT,
         })
         self.verify = (ca_path or True) if validate_certs else False
+        if not validate_certs and HAS_REQUESTS:
+            # transport_warnings says it once, in the caller's words, instead of once per request on stderr.
+            warnings.filterwarnings('ignore', category=requests.packages.urllib3.exceptions.InsecureRequestWarning)
 
     # -- public verbs -----------------------------------------------------
 
