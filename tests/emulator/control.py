@@ -20,7 +20,6 @@ import argparse
 import json
 import os
 import shutil
-import ssl
 import subprocess
 import sys
 import tempfile
@@ -29,6 +28,11 @@ import time
 import urllib.error
 import urllib.request
 from urllib.parse import urlencode, urljoin
+
+try:
+    from .transport import control_client_context
+except ImportError:  # imported as a top-level module (tests/ or tests/emulator on sys.path)
+    from transport import control_client_context  # type: ignore[no-redef]
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'server.py')
 PRIMARY_KEY = 'test-key-primary'
@@ -103,15 +107,12 @@ class Emulator:
         # HTTPS mode: the paths of the test PKI (pki.make_pki); ``ca_path`` is the CA that signed the server.
         self.pki = pki
         self.ca_path = pki['ca'] if pki else None
-        # The harness talks to its own local server, whatever certificate a test makes it present.
-        unchecked = ssl.create_default_context()
-        unchecked.check_hostname = False
-        unchecked.verify_mode = ssl.CERT_NONE
-        # No proxy (the emulator is local) and no redirect following (tests check the 302 themselves).
+        # No proxy (the emulator is local) and no redirect following (tests check the 302 themselves); over
+        # HTTPS no certificate check and no handshake fault (see transport.control_client_context).
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect,
-                                                   urllib.request.HTTPSHandler(context=unchecked))
+                                                   urllib.request.HTTPSHandler(context=control_client_context()))
         self._stderr_lines = []
-        self._pki_dir = None
+        self.tls_dir = None  # the directory of the test PKI, when start() made one (removed by stop())
 
     @classmethod
     def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(),
@@ -148,7 +149,7 @@ class Emulator:
             stderr = process.stderr.read()
             raise RuntimeError('emulator did not start (%r): %s' % (line, stderr))
         emulator = cls(line.split(' ', 1)[1], process, api_keys, pki)
-        emulator._pki_dir = pki_dir
+        emulator.tls_dir = pki_dir
         threading.Thread(target=emulator._drain_stderr, daemon=True).start()
         return emulator
 
@@ -161,9 +162,9 @@ class Emulator:
         return ''.join(self._stderr_lines)
 
     def stop(self):
-        if self._pki_dir:
-            shutil.rmtree(self._pki_dir, ignore_errors=True)
-            self._pki_dir = None
+        if self.tls_dir:
+            shutil.rmtree(self.tls_dir, ignore_errors=True)
+            self.tls_dir = None
         if self.process is None or self.process.poll() is not None:
             return
         self.process.stdin.close()

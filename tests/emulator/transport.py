@@ -5,7 +5,9 @@
 * Handshake faults (``POST /_emulator/tls_faults``): the next connections present the expired certificate,
   the certificate of another host name, or have their handshake refused with a TLS alert. They are counted
   in connections, not requests: a fault with ``after: 2`` lets two handshakes through first. The emulator
-  closes the connection after every answer, so a client opens one connection per request.
+  closes the connection after every answer, so a client opens one connection per request. Connections
+  that name CONTROL_SERVER_NAME in their TLS server name indication (the test harness, ``control.py``) are
+  never faulted nor counted.
 * ``RecordingServer``: a second local server that answers every request with an empty list and keeps what it
   was sent (method, path, headers, body): the place a redirect points to, to show what a client carries there.
 
@@ -23,9 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CERTIFICATES = ('server', 'expired', 'wrong-host')
 TLS_FAULT_KINDS = ('expired', 'wrong-host', 'refuse')
-# A TLS record: alert (21), TLS 1.2 (3, 3), length 2, fatal (2), handshake_failure (40).
-HANDSHAKE_FAILURE_ALERT = bytes([21, 3, 3, 0, 2, 2, 40])
 HANDSHAKE_TIMEOUT = 10
+CONTROL_SERVER_NAME = 'emulator-control.invalid'
 
 
 def server_context(directory, name):
@@ -79,14 +80,21 @@ class TlsFaults:
             self.queue = []
 
 
-def refuse_handshake(connection):
-    """Read the client's hello and answer it with a fatal handshake_failure alert, as a strict TLS server would."""
-    try:
-        connection.settimeout(HANDSHAKE_TIMEOUT)
-        connection.recv(16384)
-        connection.sendall(HANDSHAKE_FAILURE_ALERT)
-    except OSError:
-        pass
+class _ControlContext(ssl.SSLContext):
+    def wrap_socket(self, sock, *args, **kwargs):  # pylint: disable=arguments-differ
+        kwargs['server_hostname'] = CONTROL_SERVER_NAME
+        return super().wrap_socket(sock, *args, **kwargs)
+
+
+def control_client_context():
+    """The harness's client context: it names CONTROL_SERVER_NAME, so handshake faults leave it alone.
+
+    It checks no certificate: the harness talks to its own local server, whatever a test makes it present.
+    """
+    context = _ControlContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
 
 
 def tls_server_class(base):
@@ -98,36 +106,42 @@ def tls_server_class(base):
         def setup_tls(self, directory):
             self.tls_directory = directory
             self.contexts = {name: server_context(directory, name) for name in CERTIFICATES}
+            self.contexts['server'].sni_callback = self._choose_certificate
             self.tls_faults = TlsFaults()
             self.handshakes = []
             self._handshake_lock = threading.Lock()
-            self._planned = {}
 
-        def process_request(self, request, client_address):
-            # Called in the accepting thread, in the order connections arrive: the fault is decided here.
-            with self._handshake_lock:
-                self._planned[request] = self.tls_faults.take()
-            super().process_request(request, client_address)
+        def _choose_certificate(self, connection, server_name, context):  # pylint: disable=unused-argument
+            """Called during each handshake, once the client's hello is read: apply the next handshake fault."""
+            if server_name == CONTROL_SERVER_NAME:
+                connection.fault = 'control'
+                return None
+            fault = self.tls_faults.take()
+            connection.fault = fault
+            if fault == 'refuse':
+                return ssl.ALERT_DESCRIPTION_HANDSHAKE_FAILURE
+            if fault:
+                connection.context = self.contexts[fault]
+            return None
 
         def _record(self, certificate, outcome):
+            if certificate == 'control':
+                return
             with self._handshake_lock:
                 self.handshakes.append({'certificate': certificate, 'outcome': outcome})
 
         def finish_request(self, request, client_address):
-            with self._handshake_lock:
-                fault = self._planned.pop(request, None)
-            if fault == 'refuse':
-                refuse_handshake(request)
-                self._record(None, 'refused')
-                return
-            certificate = fault or 'server'
             request.settimeout(HANDSHAKE_TIMEOUT)
+            connection = self.contexts['server'].wrap_socket(request, server_side=True, do_handshake_on_connect=False)
             try:
-                connection = self.contexts[certificate].wrap_socket(request, server_side=True)
+                connection.do_handshake()
             except (ssl.SSLError, OSError) as exc:
-                self._record(certificate, 'failed: %s' % (getattr(exc, 'reason', None) or exc.__class__.__name__))
+                fault = getattr(connection, 'fault', None)
+                self._record(fault or 'server', 'refused' if fault == 'refuse' else 'failed: %s' % (
+                    getattr(exc, 'reason', None) or exc.__class__.__name__))
+                connection.close()
                 return
-            self._record(certificate, 'ok')
+            self._record(getattr(connection, 'fault', None) or 'server', 'ok')
             connection.settimeout(None)
             try:
                 super().finish_request(connection, client_address)

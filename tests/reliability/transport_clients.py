@@ -1,0 +1,175 @@
+"""The clients of the service that the transport tests exercise, as data (see test_transport.py).
+
+A client is anything that takes the connection options and talks to the service: each module run
+in-process, and one module run by ``ansible-playbook`` (what a user sees: Ansible's own warning and
+failure lines). Every client gets the same transport cases; a client only says how it is run and
+how its outcome is read.
+
+Adding a client is one entry in CLIENTS:
+
+* the inventory plugin: ``CommandClient('inventory plugin', inventory_files, ['ansible-inventory', '-i',
+  '{dir}/uptime.monitors.yml', '--list'])``, where ``inventory_files(connection)`` returns
+  ``{'uptime.monitors.yml': yaml.safe_dump(dict(plugin='uptime.monitoring.monitors', **connection))}``.
+  ``CommandClient`` sets ANSIBLE_INVENTORY_UNPARSED_FAILED, so a source that fails is a failure, and reads
+  its ``[WARNING]`` and ``[ERROR]`` lines;
+* the event source: ``CommandClient('event source', rulebook_files, ['ansible-rulebook', '-i',
+  '{dir}/inventory.yml', '--rulebook', '{dir}/rulebook.yml', ...])`` with a rulebook whose source is
+  ``uptime.monitoring.<source>`` given ``connection`` as its arguments and a rule that shuts the rulebook
+  down after the first event; or, lighter, a ``Client`` subclass whose ``run`` loads the source file
+  with ``runpy`` and drives its ``main(queue, args)`` with asyncio, as ansible-rulebook does, catching its
+  log records as warnings and its exception as the failure line.
+
+``run(connection, env)`` returns an ``Outcome``: failed, the failure message (one line expected),
+the warnings shown, and any traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+from reliability_support import ansible_playbook, playbook_env, run_module
+
+from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
+
+CONNECTION_VARIABLES = ('UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS', 'REQUESTS_CA_BUNDLE',
+                        'CURL_CA_BUNDLE', 'SSL_CERT_FILE', 'SSL_CERT_DIR')
+
+
+class Outcome:
+    def __init__(self, failed, msg='', warnings=(), crash=None, output=''):
+        self.failed = failed
+        self.msg = msg
+        self.warnings = list(warnings)
+        self.crash = crash
+        self.output = output
+
+    def __repr__(self):
+        return '<Outcome failed=%r msg=%r warnings=%r crash=%r>' % (self.failed, self.msg, self.warnings,
+                                                                    self.crash and self.crash[-400:])
+
+
+@contextlib.contextmanager
+def environment(env):
+    """``os.environ`` without the connection variables, plus ``env``, for the duration."""
+    saved = {name: os.environ.get(name) for name in set(CONNECTION_VARIABLES) | set(env)}
+    for name in saved:
+        os.environ.pop(name, None)
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class ModuleClient:
+    """A module run in-process, as Ansible runs it (arguments in, JSON result out)."""
+
+    def __init__(self, name, main, args):
+        self.name = name
+        self.main = main
+        self.args = args
+
+    def run(self, connection, env):
+        with environment(env):
+            run = run_module(self.main, dict(connection, **self.args))
+        return Outcome(run.failed, run.msg, [warning_text(w) for w in run.result.get('warnings', [])], run.crash,
+                       run.stdout)
+
+
+def warning_text(warning):
+    """The text of a module result's warning (ansible-core 2.19 wraps it: ``{'event': {'msg': ...}}``)."""
+    if isinstance(warning, dict):
+        return str((warning.get('event') or {}).get('msg', warning.get('msg', warning)))
+    return str(warning)
+
+
+ANSIBLE_LINE = re.compile(r'^\[(WARNING|ERROR)\]:? ?(.*)$')
+
+
+def ansible_messages(text):
+    """``(warnings, errors)``: the ``[WARNING]`` and ``[ERROR]`` messages of Ansible's output, continuation lines joined."""
+    found = {'WARNING': [], 'ERROR': []}
+    current = None
+    for line in text.splitlines():
+        match = ANSIBLE_LINE.match(line)
+        if match:
+            current = found[match.group(1)]
+            current.append(match.group(2).strip())
+        elif current is not None and line.strip() and not re.match(r'^(\S+:|PLAY|TASK|ok:|fatal:|changed:)', line):
+            current[-1] += ' ' + line.strip()
+        else:
+            current = None
+    return found['WARNING'], found['ERROR']
+
+
+class CommandClient:
+    """A command line of Ansible (``ansible-playbook``, ``ansible-inventory``, ...) run with files made per run.
+
+    ``files(connection)`` returns ``{name: text}`` written into a fresh directory; ``{dir}`` in the command is
+    that directory. A failure is the ``msg`` of a ``FAILED! =>`` result, or else the first ``[ERROR]`` line.
+    """
+
+    def __init__(self, name, files, command, timeout=120):
+        self.name = name
+        self.files = files
+        self.command = command
+        self.timeout = timeout
+
+    def run(self, connection, env):
+        with tempfile.TemporaryDirectory(prefix='uptime-transport-') as directory:
+            for name, text in self.files(connection).items():
+                with open(os.path.join(directory, name), 'w', encoding='utf-8') as handle:
+                    handle.write(text)
+            command = [part.replace('{dir}', directory) for part in self.command]
+            child_env = playbook_env(dict(env, COLUMNS='1000', ANSIBLE_INVENTORY_UNPARSED_FAILED='1',
+                                          ANSIBLE_DEPRECATION_WARNINGS='0'))
+            for name in CONNECTION_VARIABLES:
+                if name not in env:
+                    child_env.pop(name, None)
+            done = subprocess.run(command, env=child_env, cwd=directory, stdin=subprocess.DEVNULL,
+                                  capture_output=True, text=True, timeout=self.timeout, check=False)
+        output = done.stdout + done.stderr
+        warnings, errors = ansible_messages(output)
+        crash = output if 'Traceback (most recent call last)' in output or 'MODULE FAILURE' in output else None
+        msg = ''
+        failed_result = re.search(r'FAILED! => (\{.*\})\s*$', output, re.MULTILINE)
+        if failed_result:
+            msg = str(json.loads(failed_result.group(1)).get('msg', ''))
+        elif errors:
+            msg = errors[0]
+        return Outcome(done.returncode != 0, msg, warnings, crash, output)
+
+
+def one_task_playbook(module, args):
+    def files(connection):
+        play = [{'hosts': 'localhost', 'gather_facts': False, 'connection': 'local',
+                 'tasks': [{'name': 'one task', module: dict(connection, **args)}]}]
+        return {'playbook.yml': yaml.safe_dump(play, sort_keys=False)}
+    return files
+
+
+MONITOR_ARGS = {'name': 'web', 'url': 'https://web.example.com/health', 'interval': 60}
+
+CLIENTS = [
+    ModuleClient('monitor', monitor.main, dict(MONITOR_ARGS, interval=300)),
+    ModuleClient('monitor_info', monitor_info.main, {}),
+    ModuleClient('incident', incident.main, {'monitor': 'web', 'started_at': '2026-01-05T10:00:00', 'cause': 'db'}),
+    ModuleClient('incident_info', incident_info.main, {}),
+    ModuleClient('monitors', monitors.main, {'config': [dict(MONITOR_ARGS, interval=300)], 'workers': 1}),
+    CommandClient('monitor_info through ansible-playbook',
+                  one_task_playbook('uptime.monitoring.monitor_info', {'name': 'web'}),
+                  [ansible_playbook(), '-i', 'localhost,', '-e', 'ansible_python_interpreter=%s' % sys.executable,
+                   '{dir}/playbook.yml']),
+]
