@@ -552,7 +552,8 @@ def _tls_failure(exc, url):
     """The certificate or handshake problem of a TLS error, in one line with what solves it; None if unknown."""
     where = origin(url.geturl())
     text = str(exc)
-    verify = re.search(r'certificate verify failed: ([^(\'"]+)', text)
+    verify = (re.search(r'certificate verify failed: (.+?)\.? \(_ssl', text)
+              or re.search(r'certificate verify failed: ([^(\'"]+)', text))
     if verify:
         detail = verify.group(1).strip().rstrip('.')
         lowered = detail.lower()
@@ -560,9 +561,9 @@ def _tls_failure(exc, url):
             return ('the TLS certificate of %s has expired (%s): the service must renew it; validate_certs: false '
                     'skips the check meanwhile (ca_path cannot help)' % (where, detail))
         if 'mismatch' in lowered or 'not valid for' in lowered:
-            return ('the TLS certificate of %s is not valid for %s (%s): use in api_url a host name the certificate '
-                    'names, or validate_certs: false to skip the check (ca_path cannot help)'
-                    % (where, url.hostname, detail))
+            return ('the TLS certificate of %s is not valid for the host name in api_url (%s): use in api_url a host '
+                    'name the certificate names, or validate_certs: false to skip the check (ca_path cannot help)'
+                    % (where, detail))
         if 'not yet valid' in lowered:
             return ('the TLS certificate of %s is not valid yet (%s): check the clock of this machine and the '
                     'service; validate_certs: false skips the check (ca_path cannot help)' % (where, detail))

@@ -128,7 +128,8 @@ def test_validate_certs_false_works_and_is_warned_about(https_server):
 
 @pytest.mark.parametrize('kind, fragments', [
     ('expired', ['has expired', 'certificate has expired', 'validate_certs: false', 'ca_path cannot help']),
-    ('wrong-host', ['is not valid for 127.0.0.1', 'mismatch', 'host name the certificate names', 'validate_certs']),
+    ('wrong-host', ["is not valid for the host name in api_url (IP address mismatch, certificate is not valid for "
+                    "'127.0.0.1')", 'host name the certificate names', 'validate_certs', 'ca_path cannot help']),
     ('refuse', ['refused the TLS handshake', 'handshake failure']),
 ])
 def test_tls_faults_fail_at_once_in_one_line(https_server, pki, kind, fragments):
