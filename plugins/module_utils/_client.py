@@ -577,8 +577,8 @@ def _tls_failure(exc, url):
         return ('%s refused the TLS handshake (%s): the service accepts no TLS version or cipher this client '
                 'offers, or wants a client certificate' % (where, reason))
     if 'NO_CERTIFICATE_OR_CRL_FOUND' in text or 'no certificate or crl found' in text:
-        return 'ca_path holds no PEM certificate, so no certificate of %s can be trusted: %s' % (where,
-                                                                                                  CA_OPTIONS_HINT)
+        return 'ca_path holds no PEM certificate, so no certificate of %s can be trusted: %s' % (
+            where, CA_OPTIONS_HINT)
     return None
 
 

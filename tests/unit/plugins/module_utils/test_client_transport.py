@@ -151,6 +151,15 @@ def test_https_to_a_plain_http_port_says_so():
     assert fake.waits == []
 
 
+def test_a_ca_path_without_a_certificate_is_named(https_server, tmp_path):
+    bundle = tmp_path / 'empty.pem'
+    bundle.write_text('not a certificate\n')
+    client, fake = client_for(https_server.url, ca_path=str(bundle))
+    dummy, message = failure(client)
+    assert 'request not sent: ca_path holds no PEM certificate' in message and 'validate_certs' in message
+    assert fake.waits == [] and https_server.received == []
+
+
 def test_a_missing_ca_path_is_named_before_any_request(tmp_path):
     assert ca_path_problem(str(tmp_path / 'nope.pem')) == 'ca_path: no such file or directory: %s' % (
         tmp_path / 'nope.pem')
