@@ -428,7 +428,8 @@ class UptimeClient:
             if 'login' in location:
                 raise self._error('authentication failed: check api_key (the service redirected to its login page)',
                                   status, method, path)
-            raise self._error('unexpected redirect to %s' % location, status, method, path)
+            raise self._error('redirected to %s, which is not followed so that the API key goes nowhere else: set '
+                              'api_url to the address the service answers at' % location, status, method, path)
         body = _decode_json(content)
         if status == 401:
             raise self._error('authentication failed: check api_key (%s)' % _service_message(body, 'Unauthenticated.'),

@@ -232,7 +232,7 @@ def test_a_redirect_never_carries_the_key_elsewhere(pki, target):
         client, dummy = client_for('http://127.0.0.1:%d' % server.server_address[1], ca_path=pki['ca'])
         for call in (lambda c: c.get('/api/v1/monitors'), lambda c: c.create('/api/v1/monitors', {'name': 'x'})):
             dummy, message = failure(client, call)
-            assert 'unexpected redirect to %s' % Redirecting.location in message
+            assert 'HTTP 302: redirected to %s, which is not followed' % Redirecting.location in message
     finally:
         server.shutdown()
         server.server_close()
