@@ -9,9 +9,12 @@ Adding a client is one entry in CLIENTS:
 
 * the inventory plugin: ``CommandClient('inventory plugin', inventory_files, ['ansible-inventory', '-i',
   '{dir}/uptime.monitors.yml', '--list'])``, where ``inventory_files(connection)`` returns
-  ``{'uptime.monitors.yml': yaml.safe_dump(dict(plugin='uptime.monitoring.monitors', **connection))}``.
-  ``CommandClient`` sets ANSIBLE_INVENTORY_UNPARSED_FAILED, so a source that fails is a failure, and reads
-  its ``[WARNING]`` and ``[ERROR]`` lines;
+  ``{'uptime.monitors.yml': yaml.safe_dump(dict(plugin='uptime.monitoring.monitors', **connection))}``
+  (name the file as the plugin's ``verify_file`` wants), and ``env={'ANSIBLE_INVENTORY_ENABLED':
+  'uptime.monitoring.monitors'}`` so that only that plugin tries the source. ``CommandClient`` sets
+  ANSIBLE_INVENTORY_UNPARSED_FAILED, so a source that fails is a failure, takes the plugin's message from
+  ``Failed to parse inventory with '...' plugin: <msg>`` (``read_ansible_output``) and the plugin's own
+  ``display.warning`` lines as its warnings;
 * the event source: ``CommandClient('event source', rulebook_files, ['ansible-rulebook', '-i',
   '{dir}/inventory.yml', '--rulebook', '{dir}/rulebook.yml', ...])`` with a rulebook whose source is
   ``uptime.monitoring.<source>`` given ``connection`` as its arguments and a rule that shuts the rulebook
@@ -121,10 +124,11 @@ class CommandClient:
     that directory. A failure is the ``msg`` of a ``FAILED! =>`` result, or else the first ``[ERROR]`` line.
     """
 
-    def __init__(self, name, files, command, timeout=120):
+    def __init__(self, name, files, command, env=None, timeout=120):
         self.name = name
         self.files = files
         self.command = command
+        self.env = env or {}
         self.timeout = timeout
 
     def run(self, connection, env):
@@ -134,22 +138,38 @@ class CommandClient:
                     handle.write(text)
             command = [part.replace('{dir}', directory) for part in self.command]
             child_env = playbook_env(dict(env, COLUMNS='1000', ANSIBLE_INVENTORY_UNPARSED_FAILED='1',
-                                          ANSIBLE_DEPRECATION_WARNINGS='0'))
+                                          ANSIBLE_DEPRECATION_WARNINGS='0', **self.env))
             for name in CONNECTION_VARIABLES:
                 if name not in env:
                     child_env.pop(name, None)
             done = subprocess.run(command, env=child_env, cwd=directory, stdin=subprocess.DEVNULL,
                                   capture_output=True, text=True, timeout=self.timeout, check=False)
-        output = done.stdout + done.stderr
-        warnings, errors = ansible_messages(output)
-        crash = output if 'Traceback (most recent call last)' in output or 'MODULE FAILURE' in output else None
-        msg = ''
-        failed_result = re.search(r'FAILED! => (\{.*\})\s*$', output, re.MULTILINE)
-        if failed_result:
-            msg = str(json.loads(failed_result.group(1)).get('msg', ''))
-        elif errors:
-            msg = errors[0]
-        return Outcome(done.returncode != 0, msg, warnings, crash, output)
+        return read_ansible_output(done.returncode, done.stdout + done.stderr)
+
+
+INVENTORY_FAILURE = re.compile(r"^Failed to parse inventory with '[^']+' plugin: (.*)$")
+
+
+def read_ansible_output(returncode, output):
+    """The Outcome of an Ansible command line from its exit code and output.
+
+    The failure message is the ``msg`` of a task's ``FAILED! =>`` result, else what an inventory plugin
+    raised (``[WARNING]: Failed to parse inventory with '<plugin>' plugin: <msg>``), else the first
+    ``[ERROR]`` line. Those parse failures are the failure, not warnings.
+    """
+    warnings, errors = ansible_messages(output)
+    crash = output if 'Traceback (most recent call last)' in output or 'MODULE FAILURE' in output else None
+    parse_failures = [INVENTORY_FAILURE.match(w).group(1) for w in warnings if INVENTORY_FAILURE.match(w)]
+    warnings = [w for w in warnings if not INVENTORY_FAILURE.match(w) and not w.startswith('Unable to parse ')]
+    msg = ''
+    failed_result = re.search(r'FAILED! => (\{.*\})\s*$', output, re.MULTILINE)
+    if failed_result:
+        msg = str(json.loads(failed_result.group(1)).get('msg', ''))
+    elif parse_failures:
+        msg = parse_failures[0]
+    elif errors:
+        msg = errors[0]
+    return Outcome(returncode != 0, msg, warnings, crash, output)
 
 
 def one_task_playbook(module, args):
