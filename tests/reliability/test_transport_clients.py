@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
+
 from reliability_support import ansible_playbook, playbook_env
-from transport_clients import read_ansible_output
+from transport_clients import EventSourceClient, read_ansible_output
 
 FAILING_PLAYBOOK = """
 - hosts: localhost
@@ -45,3 +47,33 @@ def test_an_inventory_source_that_fails_gives_the_plugins_message(tmp_path):
     # layers must be a list of dicts: the plugin's own error, not ansible-inventory's closing one.
     assert outcome.failed and outcome.msg and 'No inventory was parsed' not in outcome.msg
     assert not [warning for warning in outcome.warnings if 'Failed to parse' in warning]
+
+
+FAKE_SOURCE = '''
+import asyncio
+import logging
+
+async def main(queue, args):
+    if args["api_url"].startswith("http://"):
+        logging.getLogger("fake_source").warning("unencrypted %s", args["api_url"])
+    if args.get("fail"):
+        raise RuntimeError("GET /api/v1/monitors failed: one clear line")
+    if args.get("defect"):
+        return args["missing"]
+    await queue.put({"monitor": 1})
+    await asyncio.sleep(3600)
+'''
+
+
+@pytest.mark.parametrize('extra, failed, msg, crash', [
+    ({}, False, '', False),
+    ({'fail': True}, True, 'GET /api/v1/monitors failed: one clear line', False),
+    ({'defect': True}, True, "'missing'", True),
+])
+def test_an_event_source_is_driven_as_ansible_rulebook_drives_it(tmp_path, extra, failed, msg, crash):
+    source = tmp_path / 'fake_source.py'
+    source.write_text(FAKE_SOURCE)
+    client = EventSourceClient('fake source', str(source), extra, timeout=10)
+    outcome = client.run({'api_url': 'http://uptime.example.com', 'api_key': 'k'}, {})
+    assert outcome.failed is failed and outcome.msg == msg and bool(outcome.crash) is crash
+    assert outcome.warnings == ['unencrypted http://uptime.example.com']

@@ -15,12 +15,10 @@ Adding a client is one entry in CLIENTS:
   ANSIBLE_INVENTORY_UNPARSED_FAILED, so a source that fails is a failure, takes the plugin's message from
   ``Failed to parse inventory with '...' plugin: <msg>`` (``read_ansible_output``) and the plugin's own
   ``display.warning`` lines as its warnings;
-* the event source: ``CommandClient('event source', rulebook_files, ['ansible-rulebook', '-i',
-  '{dir}/inventory.yml', '--rulebook', '{dir}/rulebook.yml', ...])`` with a rulebook whose source is
-  ``uptime.monitoring.<source>`` given ``connection`` as its arguments and a rule that shuts the rulebook
-  down after the first event; or, lighter, a ``Client`` subclass whose ``run`` loads the source file
-  with ``runpy`` and drives its ``main(queue, args)`` with asyncio, as ansible-rulebook does, catching its
-  log records as warnings and its exception as the failure line.
+* the event source: ``EventSourceClient('event source', 'extensions/eda/plugins/event_source/<name>.py',
+  {...other arguments...})``: it loads the file with ``runpy`` and runs its ``main(queue, args)`` as
+  ansible-rulebook does, with the connection options as ``args``; the first event put on the queue is
+  success, an exception is the failure line, the source's log records of level WARNING are its warnings.
 
 ``run(connection, env)`` returns an ``Outcome``: failed, the failure message (one line expected),
 the warnings shown, and any traceback.
@@ -28,17 +26,21 @@ the warnings shown, and any traceback.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import os
 import re
+import runpy
 import subprocess
 import sys
 import tempfile
+import traceback
 
 import yaml
 
-from reliability_support import ansible_playbook, playbook_env, run_module
+from reliability_support import REPO_ROOT, ansible_playbook, playbook_env, run_module
 
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
 
@@ -170,6 +172,63 @@ def read_ansible_output(returncode, output):
     elif errors:
         msg = errors[0]
     return Outcome(returncode != 0, msg, warnings, crash, output)
+
+
+DEFECT_EXCEPTIONS = (AttributeError, TypeError, KeyError, NameError, IndexError, UnboundLocalError)
+
+
+class EventSourceClient:
+    """An EDA event source file run as ansible-rulebook runs it: ``runpy``, then ``main(queue, args)``.
+
+    Success is the first event on the queue within ``timeout`` seconds; failure is the exception ``main``
+    raises (a defect's exception, such as a TypeError, counts as a traceback). WARNING log records
+    emitted meanwhile are the warnings.
+    """
+
+    def __init__(self, name, path, args=None, timeout=30):
+        self.name = name
+        self.path = path if os.path.isabs(path) else os.path.join(REPO_ROOT, path)
+        self.args = args or {}
+        self.timeout = timeout
+
+    def run(self, connection, env):
+        records = []
+
+        class Collect(logging.Handler):
+            def emit(self, record):
+                records.append(record)
+
+        handler = Collect(level=logging.WARNING)
+        logging.getLogger().addHandler(handler)
+        try:
+            with environment(env):
+                source = runpy.run_path(self.path)
+                outcome = asyncio.run(self._first_event(source['main'], dict(connection, **self.args)))
+        finally:
+            logging.getLogger().removeHandler(handler)
+        outcome.warnings = [record.getMessage() for record in records if record.levelno == logging.WARNING]
+        return outcome
+
+    async def _first_event(self, main, args):
+        queue = asyncio.Queue()
+        task = asyncio.ensure_future(main(queue, args))
+        getter = asyncio.ensure_future(queue.get())
+        try:
+            done, dummy = await asyncio.wait({task, getter}, timeout=self.timeout,
+                                             return_when=asyncio.FIRST_COMPLETED)
+            if getter in done:
+                return Outcome(False)
+            if task in done:
+                error = task.exception()
+                if error is None:
+                    return Outcome(True, 'the source ended without an event')
+                crash = ''.join(traceback.format_exception(error)) if isinstance(error, DEFECT_EXCEPTIONS) else None
+                return Outcome(True, str(error), crash=crash)
+            return Outcome(True, 'no event within %s s' % self.timeout)
+        finally:
+            for pending in (task, getter):
+                pending.cancel()
+            await asyncio.gather(task, getter, return_exceptions=True)
 
 
 def one_task_playbook(module, args):
