@@ -13,6 +13,8 @@ options:
     description:
       - Base address of the uptime-monitoring service, for example C(https://uptime.example.com).
       - A trailing C(/api/v1) is accepted and ignored.
+      - An C(http://) address of a host other than this machine (C(localhost), C(127.0.0.0/8), C(::1)) is used,
+        with a warning that the API key travels unencrypted.
       - If not set, the environment variable E(UPTIME_API_URL) is used.
     type: str
   api_key:
@@ -24,12 +26,17 @@ options:
   validate_certs:
     description:
       - Whether to verify the service's TLS certificate.
+      - V(false) skips the check, with a warning that the certificate is not checked; prefer O(ca_path).
       - If not set, the environment variable E(UPTIME_VALIDATE_CERTS) is used.
     type: bool
     default: true
   ca_path:
     description:
-      - Path to a CA bundle used to verify the service's TLS certificate.
+      - Path to a CA bundle (PEM) used to verify the service's TLS certificate, for a service whose
+        certificate a private CA signed.
+      - When set, it wins over the environment variables E(REQUESTS_CA_BUNDLE) and E(CURL_CA_BUNDLE); when not
+        set, they are used if present, else the CA bundle of the Python package C(certifi).
+      - Checked before any request.
     type: path
   timeout:
     description:
@@ -40,6 +47,11 @@ options:
     description:
       - How many times a request that failed with HTTP 429, 502, 503, 504, a timeout or a dropped connection is tried again.
       - Waits grow exponentially with jitter; a C(Retry-After) header from the service is honoured.
+      - An address that cannot be connected to (connection refused, unknown host name, connect timeout) is
+        tried for at most 6 seconds from its first failure, however many retries are left, so that a service
+        restarting for a few seconds is ridden out and a wrong address fails soon. The message names the
+        address and the number of attempts.
+      - A TLS failure (untrusted, expired or misnamed certificate, refused handshake) is not retried.
       - Reads, updates and deletes are retried. A create (POST) is retried only when the service refused it
         with HTTP 429 or the connection could not be opened; otherwise the module looks the record up by
         its natural key instead of sending it again.

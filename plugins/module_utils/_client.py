@@ -11,10 +11,14 @@ nothing about monitors or incidents.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import json
 import math
+import os
 import random
+import re
 import time
+import warnings
 from urllib.parse import parse_qsl, urlsplit
 
 try:
@@ -37,12 +41,16 @@ READ_METHODS = frozenset(['GET', 'HEAD'])
 RETRYABLE_STATUSES = frozenset([429, 502, 503, 504])
 MAX_RETRY_AFTER = 300.0
 MAX_PAGES = 10000
+# Seconds an address that cannot be connected to (refused, unknown host, connect timeout) is tried for,
+# from its first failure: a service restarting for a few seconds is ridden out, a wrong address fails
+# soon. Retries stop at whichever comes first, this or ``retries``.
+UNREACHABLE_BUDGET = 6.0
 if HAS_REQUESTS:
     NEVER_SENT_ERRORS = (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
-                         requests.exceptions.InvalidSchema, requests.exceptions.InvalidHeader,
-                         requests.exceptions.SSLError)
+                         requests.exceptions.InvalidSchema, requests.exceptions.InvalidHeader)
 else:  # pragma: no cover - the modules fail before using the client
     NEVER_SENT_ERRORS = ()
+CA_OPTIONS_HINT = 'set ca_path to the CA bundle that signed it, or validate_certs: false to skip the check'
 
 
 class UptimeApiError(Exception):
@@ -74,13 +82,19 @@ class UptimeApiError(Exception):
 
 
 class _TransientError(Exception):
-    """A failure worth another attempt, when the method allows one."""
+    """A failure worth another attempt, when the method allows one.
 
-    def __init__(self, error, retry_after=None, request_sent=True):
+    ``unreachable`` marks a connection that could not be opened at all: such
+    failures share the client's budget of UNREACHABLE_BUDGET seconds.
+    """
+
+    def __init__(self, error, retry_after=None, request_sent=True, unreachable=False, hint=None):
         super().__init__(str(error))
         self.error = error
         self.retry_after = retry_after
         self.request_sent = request_sent
+        self.unreachable = unreachable
+        self.hint = hint
 
 
 def normalise_base_url(api_url):
@@ -89,6 +103,64 @@ def normalise_base_url(api_url):
     if url.endswith(API_PREFIX):
         url = url[:-len(API_PREFIX)]
     return url
+
+
+def origin(url):
+    """``scheme://host:port`` of a URL: what a message may name (never a path, query or credentials)."""
+    parts = urlsplit(url or '')
+    scheme = (parts.scheme or '').lower()
+    host = parts.hostname or ''
+    if ':' in host:
+        host = '[%s]' % host
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is None:
+        port = {'http': 80, 'https': 443}.get(scheme)
+    return '%s://%s%s' % (scheme, host, ':%d' % port if port else '')
+
+
+def is_loopback(host):
+    """Whether ``host`` names this machine (``localhost``, 127.0.0.0/8, ``::1``): traffic never leaves it."""
+    host = (host or '').strip('[]').lower().rstrip('.')
+    if host == 'localhost' or host.endswith('.localhost'):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_warnings(api_url, validate_certs=True):
+    """What is weak in how the API key would travel to ``api_url``: one sentence per fact, [] when nothing is.
+
+    Shared by everything that talks to the service (modules, inventory, event source), so that all of them
+    warn alike: an unencrypted address that leaves this machine, or a certificate that is not checked.
+    """
+    parts = urlsplit((api_url or '').strip())
+    scheme = (parts.scheme or '').lower()
+    where = origin(api_url)
+    warnings = []
+    if scheme == 'http' and not is_loopback(parts.hostname):
+        warnings.append('api_url %s uses http://: the API key and all data travel unencrypted, readable by anyone '
+                        'on the network path; use https://' % where)
+    if scheme == 'https' and not validate_certs:
+        warnings.append('validate_certs is false: the TLS certificate of %s is not checked, so anyone able to '
+                        'intercept the connection can read the API key; set ca_path to the CA bundle that signed '
+                        'the certificate instead' % where)
+    return warnings
+
+
+def ca_path_problem(ca_path):
+    """Why ``ca_path`` cannot be used as a CA bundle, or None: said before any request."""
+    if ca_path is None:
+        return None
+    if not os.path.exists(ca_path):
+        return 'ca_path: no such file or directory: %s' % ca_path
+    if not os.access(ca_path, os.R_OK):
+        return 'ca_path: not readable: %s' % ca_path
+    return None
 
 
 def encode_form(fields):
@@ -144,17 +216,24 @@ class UptimeClient:
     """A session on the service: auth, retries, envelopes, paging."""
 
     def __init__(self, api_url, api_key, validate_certs=True, ca_path=None, timeout=30, retries=5,
-                 backoff_base=0.5, backoff_max=30.0, sleep=time.sleep):
+                 backoff_base=0.5, backoff_max=30.0, sleep=time.sleep, clock=time.monotonic,
+                 unreachable_budget=UNREACHABLE_BUDGET):
         if not HAS_REQUESTS:
             raise RuntimeError('the Python library requests is required')
         self.base_url = normalise_base_url(api_url)
+        self.origin = origin(self.base_url)
         self._api_key = api_key or ''
         self.timeout = timeout
         self.retries = max(int(retries), 0)
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self._sleep = sleep
+        self._clock = clock
+        self.unreachable_budget = unreachable_budget
+        # When the address first could not be connected to, since the last answer it gave.
+        self._unreachable_since = None
         self.request_count = 0
+        self.transport_warnings = transport_warnings(self.base_url, validate_certs)
         self.session = requests.Session()
         self.session.headers.update({
             'Authorization': 'Bearer %s' % self._api_key,
@@ -162,6 +241,9 @@ class UptimeClient:
             'User-Agent': USER_AGENT,
         })
         self.verify = (ca_path or True) if validate_certs else False
+        if not validate_certs and HAS_REQUESTS:
+            # transport_warnings says it once, in the caller's words, instead of once per request on stderr.
+            warnings.filterwarnings('ignore', category=requests.packages.urllib3.exceptions.InsecureRequestWarning)
 
     # -- public verbs -----------------------------------------------------
 
@@ -261,13 +343,39 @@ class UptimeClient:
                 return self._send_once(method, url, display_path, params, data)
             except _TransientError as transient:
                 retry_allowed = method in IDEMPOTENT_METHODS or not transient.request_sent
-                if not retry_allowed or attempt >= self.retries:
+                wait = self._backoff(attempt, transient.retry_after)
+                if transient.unreachable:
+                    wait = self._unreachable_wait(wait)
+                if not retry_allowed or attempt >= self.retries or wait is None:
                     error = transient.error
                     if method not in READ_METHODS and transient.request_sent:
                         error.ambiguous = True
+                    if attempt:
+                        error.message += self._attempts_note(attempt + 1, transient.unreachable)
+                    if transient.hint:
+                        error.message += ': ' + transient.hint
                     raise error
-                self._sleep(self._backoff(attempt, transient.retry_after))
+                self._sleep(wait)
                 attempt += 1
+
+    def _unreachable_wait(self, wait):
+        """The wait before trying an unreachable address again, or None once its budget is spent.
+
+        The budget counts from the first failure of the address, across requests, and
+        the last wait is cut so that the last attempt falls at the end of the budget.
+        """
+        now = self._clock()
+        if self._unreachable_since is None:
+            self._unreachable_since = now
+        remaining = self._unreachable_since + self.unreachable_budget - now
+        if remaining <= 0:
+            return None
+        return min(wait, remaining)
+
+    def _attempts_note(self, attempts, unreachable):
+        if unreachable and self._unreachable_since is not None:
+            return ' (%d attempts in %.1f s)' % (attempts, self._clock() - self._unreachable_since)
+        return ' (%d attempts)' % attempts
 
     def _backoff(self, attempt, retry_after):
         if retry_after is not None:
@@ -283,20 +391,34 @@ class UptimeClient:
                                             allow_redirects=False, verify=self.verify)
             content = response.content
         except NEVER_SENT_ERRORS as exc:
-            # Nothing went out and trying again cannot help: a malformed URL or a certificate refused.
+            # Nothing went out and trying again cannot help: a malformed URL.
             raise self._error('request not sent: %s' % _exception_summary(exc), None, method, display_path) from exc
+        except requests.exceptions.SSLError as exc:
+            tls_failure = _tls_failure(exc, urlsplit(url))
+            if tls_failure is None:
+                # A TLS error after the handshake: the request may have reached the service.
+                raise _TransientError(self._error('connection failed: TLS error: %s' % _exception_summary(exc),
+                                                  None, method, display_path)) from exc
+            # The handshake failed, so nothing was sent, and another attempt would meet the same certificate.
+            raise self._error('request not sent: %s' % tls_failure, None, method, display_path) from exc
         except requests.exceptions.ConnectTimeout as exc:
-            raise _TransientError(self._error('connection timed out after %ss' % self.timeout, None, method,
-                                              display_path), request_sent=False) from exc
+            raise _TransientError(self._error('no connection to %s within %ss (timeout)' % (self.origin, self.timeout),
+                                              None, method, display_path),
+                                  request_sent=False, unreachable=True, hint='is api_url right?') from exc
         except requests.exceptions.Timeout as exc:
             raise _TransientError(self._error('no answer within %ss (timeout)' % self.timeout, None, method,
                                               display_path)) from exc
         except requests.exceptions.ConnectionError as exc:
+            unreachable = _connect_failure(exc, self.origin)
+            if unreachable:
+                raise _TransientError(self._error(unreachable[0], None, method, display_path), request_sent=False,
+                                      unreachable=True, hint=unreachable[1]) from exc
             raise _TransientError(self._error('connection failed: %s' % _exception_summary(exc), None, method,
                                               display_path), request_sent=_was_sent(exc)) from exc
         except requests.exceptions.RequestException as exc:
             raise _TransientError(self._error('request failed: %s' % _exception_summary(exc), None, method,
                                               display_path)) from exc
+        self._unreachable_since = None
         return self._read_response(response, content, method, display_path)
 
     def _read_response(self, response, content, method, path):
@@ -306,7 +428,8 @@ class UptimeClient:
             if 'login' in location:
                 raise self._error('authentication failed: check api_key (the service redirected to its login page)',
                                   status, method, path)
-            raise self._error('unexpected redirect to %s' % location, status, method, path)
+            raise self._error('redirected to %s, which is not followed so that the API key goes nowhere else: set '
+                              'api_url to the address the service answers at' % location, status, method, path)
         body = _decode_json(content)
         if status == 401:
             raise self._error('authentication failed: check api_key (%s)' % _service_message(body, 'Unauthenticated.'),
@@ -410,6 +533,54 @@ def _as_int(value):
 
 def _parse_query(query):
     return parse_qsl(query, keep_blank_values=True)
+
+
+def _connect_failure(exc, where):
+    """``(message, hint)`` when a connection to ``where`` could not be opened (refused, unknown host), or None."""
+    text = repr(exc)
+    if 'Connection refused' in text:
+        return 'connection refused by %s' % where, 'is the service running there, and is api_url right?'
+    for marker in ('Name or service not known', 'nodename nor servname', 'Failed to resolve', 'getaddrinfo failed',
+                   'Temporary failure in name resolution', 'No address associated with hostname'):
+        if marker in text:
+            return 'cannot resolve the host name of %s' % where, 'check api_url'
+    if 'No route to host' in text or 'Network is unreachable' in text:
+        return 'no route to %s' % where, 'check api_url and the network'
+    return None
+
+
+def _tls_failure(exc, url):
+    """The certificate or handshake problem of a TLS error, in one line with what solves it; None if unknown."""
+    where = origin(url.geturl())
+    text = str(exc)
+    verify = (re.search(r'certificate verify failed: (.+?)\.? \(_ssl', text)
+              or re.search(r'certificate verify failed: ([^(\'"]+)', text))
+    if verify:
+        detail = verify.group(1).strip().rstrip('.')
+        lowered = detail.lower()
+        if 'expired' in lowered:
+            return ('the TLS certificate of %s has expired (%s): the service must renew it; validate_certs: false '
+                    'skips the check meanwhile (ca_path cannot help)' % (where, detail))
+        if 'mismatch' in lowered or 'not valid for' in lowered:
+            return ('the TLS certificate of %s is not valid for the host name in api_url (%s): use in api_url a host '
+                    'name the certificate names, or validate_certs: false to skip the check (ca_path cannot help)'
+                    % (where, detail))
+        if 'not yet valid' in lowered:
+            return ('the TLS certificate of %s is not valid yet (%s): check the clock of this machine and the '
+                    'service; validate_certs: false skips the check (ca_path cannot help)' % (where, detail))
+        return ('the TLS certificate of %s is not trusted (%s): %s' % (where, detail, CA_OPTIONS_HINT))
+    if 'WRONG_VERSION_NUMBER' in text or 'wrong version number' in text:
+        return ('%s did not answer in TLS (wrong version number): does api_url need http:// or another port?'
+                % where)
+    alert = re.search(r'alert ([a-z ]+?) \(_ssl', text)
+    if alert or 'HANDSHAKE_FAILURE' in text or 'UNSUPPORTED_PROTOCOL' in text:
+        reason = alert.group(1) if alert else 'handshake failure'
+        return ('%s refused the TLS handshake (%s): the service accepts no TLS version or cipher this client '
+                'offers, or wants a client certificate' % (where, reason))
+    if 'NO_CERTIFICATE_OR_CRL_FOUND' in text or 'no certificate or crl found' in text:
+        return 'ca_path holds no PEM certificate, so no certificate of %s can be trusted: %s' % (
+            where, CA_OPTIONS_HINT)
+    return None
 
 
 def _was_sent(exc):

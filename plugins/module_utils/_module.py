@@ -10,7 +10,7 @@ import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
-from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
+from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient, ca_path_problem
 from ._engine import Engine, account_zone
 from ._resource import ValidationError, is_sensitive_name, to_text
 
@@ -104,6 +104,9 @@ class UptimeModule:
             self.ansible.fail_json(msg='timeout: must be a positive number of seconds, got %s' % self.params['timeout'])
         if self.params['retries'] < 0:
             self.ansible.fail_json(msg='retries: must be 0 or more, got %s' % self.params['retries'])
+        problem = ca_path_problem(self.params['ca_path'])
+        if problem:
+            self.ansible.fail_json(msg=problem)
         self.client = UptimeClient(
             api_url=self.params['api_url'],
             api_key=self.params['api_key'],
@@ -116,6 +119,8 @@ class UptimeModule:
             self.zone = account_zone(self.client, self.params['account_timezone'])
         except ValidationError as exc:
             self.ansible.fail_json(msg=str(exc), field=exc.field)
+        for warning in self.client.transport_warnings:
+            self.ansible.warn(warning)
 
     def hide(self, values):
         """Have Ansible censor these values wherever they might appear."""

@@ -19,13 +19,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
 from urllib.parse import urlencode, urljoin
+
+try:
+    from .transport import control_client_context
+except ImportError:  # imported as a top-level module (tests/ or tests/emulator on sys.path)
+    from transport import control_client_context  # type: ignore[no-redef]
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'server.py')
 PRIMARY_KEY = 'test-key-primary'
@@ -93,21 +100,38 @@ def _scalar(value):
 class Emulator:
     """A running emulator: its base ``url`` and, when started here, its process."""
 
-    def __init__(self, url, process=None, api_keys=(PRIMARY_KEY,)):
+    def __init__(self, url, process=None, api_keys=(PRIMARY_KEY,), pki=None):
         self.url = url.rstrip('/')
         self.process = process
         self.api_keys = tuple(api_keys)
-        # No proxy (the emulator is local) and no redirect following (tests check the 302 themselves).
-        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect)
+        # HTTPS mode: the paths of the test PKI (pki.make_pki); ``ca_path`` is the CA that signed the server.
+        self.pki = pki
+        self.ca_path = pki['ca'] if pki else None
+        # No proxy (the emulator is local) and no redirect following (tests check the 302 themselves); over
+        # HTTPS no certificate check and no handshake fault (see transport.control_client_context).
+        self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirect,
+                                                   urllib.request.HTTPSHandler(context=control_client_context()))
         self._stderr_lines = []
+        self.tls_dir = None  # the directory of the test PKI, when start() made one (removed by stop())
 
     @classmethod
-    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(), timeout=15):
+    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(),
+              timeout=15, tls=False):
         """Launch ``server.py`` on a free port and wait for its READY line.
 
         The server stops when this process goes away, even without ``stop()`` (its stdin is a pipe from here).
+        ``tls=True`` makes a test PKI in a temporary directory (removed by ``stop()``) and serves HTTPS with it.
         """
         command = [sys.executable, SERVER, '--host', host, '--port', '0', '--db', db, '--exit-with-stdin']
+        pki, pki_dir = None, None
+        if tls:
+            try:
+                from . import pki as pki_module
+            except ImportError:  # imported as a top-level module (tests/ on sys.path)
+                import pki as pki_module  # type: ignore[no-redef]
+            pki_dir = tempfile.mkdtemp(prefix='uptime-emulator-pki-')
+            pki = pki_module.make_pki(pki_dir)
+            command += ['--tls-dir', pki_dir]
         for key in api_keys:
             command += ['--api-key', key]
         for key in no_api_keys:
@@ -124,7 +148,8 @@ class Emulator:
             process.kill()
             stderr = process.stderr.read()
             raise RuntimeError('emulator did not start (%r): %s' % (line, stderr))
-        emulator = cls(line.split(' ', 1)[1], process, api_keys)
+        emulator = cls(line.split(' ', 1)[1], process, api_keys, pki)
+        emulator.tls_dir = pki_dir
         threading.Thread(target=emulator._drain_stderr, daemon=True).start()
         return emulator
 
@@ -137,6 +162,9 @@ class Emulator:
         return ''.join(self._stderr_lines)
 
     def stop(self):
+        if self.tls_dir:
+            shutil.rmtree(self.tls_dir, ignore_errors=True)
+            self.tls_dir = None
         if self.process is None or self.process.poll() is not None:
             return
         self.process.stdin.close()
@@ -219,6 +247,18 @@ class Emulator:
     def faults(self):
         return self._control('GET', '/faults')['faults']
 
+    def tls_fault(self, kind, count=1, after=0):
+        """HTTPS mode: the next ``count`` connections, after ``after`` good ones, present the ``expired`` or
+        ``wrong-host`` certificate, or have their handshake refused (``refuse``). Cleared by ``clear_faults()``."""
+        return self._control('POST', '/tls_faults', {'kind': kind, 'count': count, 'after': after})['fault']
+
+    def handshakes(self):
+        """HTTPS mode: every TLS handshake so far, ``{certificate, outcome}`` (ok, refused, failed: reason)."""
+        return self._control('GET', '/tls')['handshakes']
+
+    def clear_handshakes(self):
+        self._control('DELETE', '/tls')
+
     def clear_faults(self):
         self._control('DELETE', '/faults')
 
@@ -261,13 +301,14 @@ def main(argv=None):
     commands.add_parser('faults', parents=[common], help='print the queued faults as JSON')
     commands.add_parser('clear-faults', parents=[common], help='remove the queued faults')
     fault = commands.add_parser('fault', parents=[common], help='queue a fault')
-    fault.add_argument('kind', choices=('status', 'html', 'badjson', 'truncated', 'delay', 'drop'))
+    fault.add_argument('kind', choices=('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect'))
     fault.add_argument('--count', type=int, default=1)
     fault.add_argument('--status', type=int)
     fault.add_argument('--retry-after', type=int)
     fault.add_argument('--seconds', type=float)
     fault.add_argument('--method')
     fault.add_argument('--path')
+    fault.add_argument('--location', help='where a redirect points')
     fault.add_argument('--when', choices=('before', 'after'), default='before')
     rate = commands.add_parser('rate-limit', parents=[common], help='set the rate limit (0 = off)')
     rate.add_argument('per_minute', type=int)
@@ -286,7 +327,7 @@ def main(argv=None):
     elif args.command == 'clear-faults':
         emulator.clear_faults()
     elif args.command == 'fault':
-        opts = {key: getattr(args, key) for key in ('status', 'retry_after', 'seconds', 'method', 'path') if getattr(args, key) is not None}
+        opts = {key: getattr(args, key) for key in ('status', 'retry_after', 'seconds', 'method', 'path', 'location') if getattr(args, key) is not None}
         print(json.dumps(emulator.fault(args.kind, count=args.count, when=args.when, **opts)))
     elif args.command == 'rate-limit':
         print(json.dumps(emulator.rate_limit(args.per_minute, args.window_seconds)))

@@ -25,13 +25,15 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 try:
     from . import store as store_module
+    from . import transport
 except ImportError:  # run as a script: tests/emulator is sys.path[0]
     import store as store_module  # type: ignore[no-redef]
+    import transport  # type: ignore[no-redef]
 
 API_PREFIX = '/api/v1'
 CONTROL_PREFIX = '/_emulator'
-FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop')
-FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200}
+FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect')
+FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200, 'redirect': 302}
 MONITOR_LIST_PARAMS = ('search', 'search_by', 'status_page_id', 'sort_by', 'sort', 'per_page')
 INCIDENT_LIST_PARAMS = ('search', 'search_by', 'monitor_id', 'status', 'sort_by', 'sort', 'per_page')
 JSON_TYPE = 'application/json'
@@ -154,6 +156,10 @@ class Faults:
         fault['retry_after'] = int(retry_after) if retry_after is not None else None
         if kind == 'delay':
             fault['seconds'] = float(spec.get('seconds', 3))
+        if kind == 'redirect':
+            if not spec.get('location'):
+                raise ValueError('a redirect needs a location')
+            fault['location'] = str(spec['location'])
         return fault
 
     def add(self, spec):
@@ -380,6 +386,8 @@ class Handler(BaseHTTPRequestHandler):
         elif kind == 'truncated':
             self.send(Response(status, original, JSON_TYPE, headers), body=original[:len(original) // 2])
             self.drop()
+        elif kind == 'redirect':
+            self.send(Response.json(status, {'message': 'Moved'}, headers + [('Location', fault['location'])]))
 
     # Service -------------------------------------------------------------------------------------
 
@@ -556,6 +564,7 @@ class Handler(BaseHTTPRequestHandler):
                 return Response.json(200, {'cleared': True})
             if action == ('POST', '/reset'):
                 emulator.reset()
+                self.server.clear_transport_faults()
                 return Response.json(200, {'reset': True})
             if action == ('GET', '/faults'):
                 return Response.json(200, {'faults': emulator.faults.pending()})
@@ -563,6 +572,7 @@ class Handler(BaseHTTPRequestHandler):
                 return Response.json(200, {'fault': emulator.faults.add(payload)})
             if action == ('DELETE', '/faults'):
                 emulator.faults.clear()
+                self.server.clear_transport_faults()
                 return Response.json(200, {'cleared': True})
             if action == ('GET', '/rate_limit'):
                 return Response.json(200, emulator.rate_limiter.settings())
@@ -584,6 +594,9 @@ class Handler(BaseHTTPRequestHandler):
             if action == ('POST', '/quirks'):
                 emulator.quirks.update({key: bool(value) for key, value in payload.items()})
                 return Response.json(200, emulator.quirks)
+            handled = self.server.transport_control(action, payload)
+            if handled is not None:
+                return Response.json(*handled)
         except (KeyError, TypeError, ValueError) as exc:
             return Response.json(400, {'error': str(exc)})
         except store_module.NotFound:
@@ -614,6 +627,15 @@ class EmulatorServer(ThreadingHTTPServer):
             return
         super().handle_error(request, client_address)
 
+    scheme = 'http'
+
+    def transport_control(self, action, payload):  # pylint: disable=unused-argument
+        """Control endpoints of the transport (HTTPS mode only, see transport.py)."""
+        return None
+
+    def clear_transport_faults(self):
+        """Plain HTTP has no handshake faults."""
+
 
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description='Emulator of the phpUptime HTTP API for tests.')
@@ -627,6 +649,8 @@ def parse_args(argv=None):
     parser.add_argument('--rate-limit', type=int, default=0, metavar='N', help='requests per minute per account, 0 = off (default)')
     parser.add_argument('--default-per-page', type=int, default=100, help='page size when per_page is absent or invalid (default 100)')
     parser.add_argument('--verbose', action='store_true', help='log each request to stderr')
+    parser.add_argument('--tls-dir', metavar='DIR',
+                        help='serve HTTPS with the certificates of DIR (made by pki.make_pki; see transport.py)')
     parser.add_argument('--exit-with-stdin', action='store_true',
                         help='stop when standard input reaches end of file (lets a parent process that dies take the server with it)')
     args = parser.parse_args(argv)
@@ -639,7 +663,11 @@ def main(argv=None):
     args = parse_args(argv)
     store = store_module.Store(args.db)
     emulator = Emulator(store, args.api_keys, args.no_api_keys, default_per_page=args.default_per_page, rate_limit=args.rate_limit)
-    server = EmulatorServer((args.host, args.port), emulator, verbose=args.verbose)
+    if args.tls_dir:
+        server = transport.tls_server_class(EmulatorServer)((args.host, args.port), emulator, verbose=args.verbose)
+        server.setup_tls(args.tls_dir)
+    else:
+        server = EmulatorServer((args.host, args.port), emulator, verbose=args.verbose)
 
     def stop(signum, frame):  # pylint: disable=unused-argument
         threading.Thread(target=server.shutdown, daemon=True).start()
@@ -648,7 +676,7 @@ def main(argv=None):
     signal.signal(signal.SIGINT, stop)
     if args.exit_with_stdin:
         threading.Thread(target=lambda: (sys.stdin.buffer.read(), server.shutdown()), daemon=True).start()
-    print('READY http://%s:%d' % (args.host, server.server_address[1]), flush=True)
+    print('READY %s://%s:%d' % (server.scheme, args.host, server.server_address[1]), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
     finally:

@@ -34,6 +34,24 @@ def emulator_server():
         server.stop()
 
 
+@pytest.fixture(scope='session')
+def tls_emulator_server():
+    """One emulator serving HTTPS with a test PKI (``.ca_path`` is its CA) for the session."""
+    server = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), tls=True)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def tls_emulator(tls_emulator_server):  # pylint: disable=redefined-outer-name
+    """The session's HTTPS emulator after a wait for stragglers and a reset (faults cleared too)."""
+    tls_emulator_server.wait_idle()
+    tls_emulator_server.reset()
+    return tls_emulator_server
+
+
 @pytest.fixture
 def emulator(emulator_server):  # pylint: disable=redefined-outer-name
     """The session's emulator after a wait for stragglers and a reset."""

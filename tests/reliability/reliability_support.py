@@ -12,6 +12,7 @@ import time
 import traceback
 from contextlib import redirect_stdout
 
+from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -71,6 +72,9 @@ def run_module(main, args, check_mode=False):
     the user would see).
     """
     args = dict(args)
+    # Warnings are kept per process, as a module process runs once: start each in-process run afresh.
+    module_warnings._global_warnings.clear()  # pylint: disable=protected-access
+    module_warnings._global_deprecations.clear()  # pylint: disable=protected-access
     if check_mode:
         args['_ansible_check_mode'] = True
     out = io.StringIO()

@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 RESULTS_DIR = os.path.join(REPO_ROOT, 'tests', 'output', 'reliability', 'results')
 OUTPUT = os.path.join(REPO_ROOT, 'docs', 'reliability.md')
-GROUPS = ('fault_matrix', 'lost_answers', 'bad_input', 'secrets', 'concurrency', 'rate_limit')
+GROUPS = ('fault_matrix', 'transport', 'lost_answers', 'bad_input', 'secrets', 'concurrency', 'rate_limit')
 MEASURED_MARKER = '<!-- Below this line: figures of the last run, which vary from run to run (not compared). -->'
 VARIANTS = (
     ('as sent', 'The fault answers instead of the service (nothing was processed; a slow answer is processed '
@@ -124,6 +124,7 @@ def headline(groups):
     races = [key for key in concurrency if key.startswith('race|')]
     rate = groups['rate_limit'][0] if groups['rate_limit'] else {}
     lost = groups['lost_answers']
+    transport = groups['transport']
     return [
         ['Fault matrix', '%d cells: %d recovered, %d failed with a clear message and no change, %d failed saying '
                          'the write may have been applied, %d with a defect%s' % (
@@ -131,6 +132,10 @@ def headline(groups):
                              counts.get('failed, may be applied', 0), len(bad),
                              ' (%s)' % counted(collections.Counter('%s%s' % (row['outcome'], issue_note(row))
                                                                    for row in bad)) if bad else '')],
+        ['Transport security', '%d clients x %d cases against the HTTPS emulator: %d as required, %d with a defect' % (
+            len({row['client'] for row in transport}), len({row['case'] for row in transport}),
+            len([row for row in transport if not row['problems']]),
+            len([row for row in transport if row['problems']]))],
         ['Lost POST answers', '%d scenarios, %d without a duplicate' % (
             len(lost), len([row for row in lost if row.get('duplicate') is False]))],
         ['Bad input', '%d invalid inputs across five modules: %d rejected with a message naming the field and no '
@@ -149,6 +154,36 @@ def headline(groups):
         ['Rate limit', '%s monitor changes at %s requests a minute: %s failed' % (
             rate.get('changes'), rate.get('per_minute'), rate.get('failed_tasks'))],
     ]
+
+
+def transport_section(rows):
+    clients = list(dict.fromkeys(row['client'] for row in rows))
+    cases = list(dict.fromkeys(row['case'] for row in rows))
+    cells = {(row['client'], row['case']): row for row in rows}
+
+    def cell(row):
+        if row is None:
+            return 'n/a'
+        return row['outcome'] if not row['problems'] else '**%s**: %s' % (row['outcome'], '; '.join(row['problems']))
+    return '''## Transport security
+
+Every client of the service (`tests/reliability/transport_clients.py`: each module in-process, and a
+module run by `ansible-playbook`, whose own warning and failure lines are read) against the emulator
+serving HTTPS with a certificate of a test CA made at run time (`tests/reliability/test_transport.py`):
+
+* **ok**: the task succeeded and showed no transport warning; **ok, warned**: it succeeded and warned
+  that the certificate is not checked (`validate_certs: false`) or that the API key travels unencrypted
+  (`http://` to an address that is not the loopback);
+* **failed in one line**: the task failed with one line naming the certificate or handshake problem and
+  the option that solves it (`ca_path`, `validate_certs`), or the redirect; no traceback.
+
+In every case the API key appears in no output. For the certificate and handshake failures no request
+reached the service (no request body was sent). The environment bundles (`REQUESTS_CA_BUNDLE`,
+`CURL_CA_BUNDLE`, `SSL_CERT_FILE`) name an unrelated CA: they must not override `ca_path` or
+`validate_certs: false`. The redirects (302 from the service) point to a second local server that records
+what it receives: it received nothing, so the `Authorization` header never went there.
+
+''' + table(['case'] + clients, [[case] + [cell(cells.get((client, case))) for client in clients] for case in cases])
 
 
 def verdict_part(groups):
@@ -201,7 +236,15 @@ and never send a second POST for a record the first run created. The slow answer
 1 s timeout; the HTML page comes with status 200; the client's own backoff is divided by 10 to keep
 the matrix quick (waits the service asks for, `Retry-After`, are kept).
 
+The last three columns run against the emulator serving HTTPS with a test CA (`ca_path` set to it):
+the connection that would carry the operation has its handshake refused with a TLS alert, or meets an
+expired certificate, or a certificate for another host name. The handshake comes before the request,
+so nothing reaches the service: these are never retried, and the message names the problem and the
+option that solves it.
+
 ''' + matrix_sections(matrix))
+
+    parts.append(transport_section(groups['transport']))
 
     parts.append('## Lost POST answers\n\nThe service stored the record, the answer never arrived. The module '
                  'reads the record back by its natural key (a monitor by name, an incident by monitor and start '
@@ -300,6 +343,10 @@ def measured_part(groups):
     parts.append('Fault matrix: %d cells, %.0f s in the modules; attempts on the faulted request: %s.' % (
         len(matrix), sum(row['seconds'] for row in matrix),
         ', '.join('%s: %d' % item for item in sorted(collections.Counter(row['attempts'] for row in matrix).items()))))
+    parts.append('### Messages of the transport cases\n\n' + table(
+        ['case', 'message or warning (first client)'],
+        [[row['case'], code(row['msg'] or '; '.join(row['warnings']) or '-')]
+         for row in groups['transport'] if row['client'] == groups['transport'][0]['client']]))
     parts.append('### Requests of the lost answers\n\n' + table(
         ['module', 'lost answer', 'requests in order'],
         [[row['module'], row['answer'], ', '.join(row['requests'])] for row in groups['lost_answers']]))

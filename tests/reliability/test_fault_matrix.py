@@ -20,6 +20,12 @@ state and never create a duplicate.
 Rows: ``as sent`` (the fault answers instead of the service), ``answer lost`` (writes
 only: the service did the work, then the fault replaced its answer), ``fault persists``
 (the fault answers every attempt).
+
+The TLS columns run against the HTTPS emulator (``ca_path`` set to its CA): the
+connection that would carry the operation meets a refused handshake, an expired
+certificate or a certificate for another host name. A handshake comes before the
+request, so the fault is placed by counting connections: a fault-free run of the same
+scenario on the same seed tells how many requests come before the faulted one.
 """
 
 from __future__ import annotations
@@ -51,6 +57,12 @@ FAULTS = {
     'HTML page': (dict(kind='html'), ['text/html']),
     'broken JSON': (dict(kind='badjson'), ['JSON']),
     'truncated body': (dict(kind='truncated'), []),
+}
+# column -> (handshake fault of the HTTPS emulator, fragments a failure message must contain)
+TLS_FAULTS = {
+    'handshake refused': ('refuse', ['refused the TLS handshake']),
+    'certificate expired': ('expired', ['certificate', 'has expired', 'validate_certs']),
+    'wrong host name': ('wrong-host', ['certificate', 'is not valid for', 'validate_certs']),
 }
 # A message that admits the write may have been applied.
 MAY_BE_APPLIED = re.compile(r'may have (been )?applied|may have (been )?(created|changed|deleted)|outcome is unknown',
@@ -227,6 +239,17 @@ def cells():
                                    marks=known_issues.mark(pytest, known_issues.MATRIX, key))
 
 
+def tls_cells():
+    for scenario in SCENARIOS:
+        for variant in ('as sent', 'fault persists'):
+            if variant == 'fault persists' and not scenario.persists:
+                continue
+            for column in TLS_FAULTS:
+                key = '%s|%s|%s' % (scenario.name, variant, column)
+                yield pytest.param(scenario, variant, column, id=key,
+                                   marks=known_issues.mark(pytest, known_issues.MATRIX, key))
+
+
 @pytest.fixture(autouse=True)
 def quick_backoff(monkeypatch):
     original = UptimeClient._backoff  # pylint: disable=protected-access
@@ -269,6 +292,7 @@ def normalise(msg):
     """A message with the parts that vary between runs (ids, byte counts) replaced."""
     msg = re.sub(r'/(monitors|incidents)/\d+', r'/\1/{id}', msg)
     msg = re.sub(r'\b\d+ bytes\b', 'N bytes', msg)
+    msg = re.sub(r'(https?://127\.0\.0\.1):\d+', r'\1:PORT', msg)
     return msg
 
 
@@ -291,11 +315,52 @@ def test_cell(emulator, connection, scenario, variant, column):
     emulator.clear_faults()
     log = emulator.log()
     hit = faulted_entry(log, scenario)
-    after = snapshot(emulator)
-
     problems = []
     if hit is None or hit['fault'] != spec['kind']:
         problems.append('the fault did not hit %s %s' % (scenario.method, scenario.path))
+    attempts = len([e for e in log if e['method'] == scenario.method and e['path'].startswith(scenario.path)])
+    judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, attempts - scenario.skip,
+          problems)
+
+
+@pytest.mark.parametrize('scenario, variant, column', list(tls_cells()))
+def test_tls_cell(tls_emulator, connection, scenario, variant, column):
+    """A TLS column: the connection that carries the operation fails its handshake."""
+    emulator = tls_emulator
+    kind, fragments = TLS_FAULTS[column]
+    connection = dict(connection, api_url=emulator.url, ca_path=emulator.ca_path)
+    ctx = scenario.setup(emulator)
+    args = dict(connection, **scenario.args(ctx))
+    emulator.clear_log()
+    dry_run = run_module(scenario.main, args)
+    assert not dry_run.failed, dry_run
+    matching = [index for index, entry in enumerate(emulator.log())
+                if entry['method'] == scenario.method and entry['path'].startswith(scenario.path)]
+    requests_before = matching[scenario.skip]
+
+    emulator.reset()
+    ctx = scenario.setup(emulator)
+    args = dict(connection, **scenario.args(ctx))
+    before = snapshot(emulator)
+    emulator.clear_log()
+    emulator.clear_handshakes()
+    emulator.tls_fault(kind, after=requests_before, count=RETRIES + 1 if variant == 'fault persists' else 1)
+
+    run = run_module(scenario.main, args)
+    emulator.clear_faults()
+    log = emulator.log()
+    faulted = [handshake for handshake in emulator.handshakes() if handshake['certificate'] == kind]
+    problems = []
+    if not faulted or len(log) < requests_before or any(
+            entry['method'] == scenario.method and entry['path'].startswith(scenario.path)
+            for entry in log[requests_before:requests_before + 1]):
+        problems.append('the fault did not hit %s %s' % (scenario.method, scenario.path))
+    judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, len(faulted), problems)
+
+
+def judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, attempts, problems):
+    """Classify a cell's run, run the task again without a fault, record the row, fail on any problem."""
+    after = snapshot(emulator)
     if run.crash:
         outcome = 'traceback'
         problems.append(run.crash.strip().splitlines()[-1])
@@ -343,8 +408,6 @@ def test_cell(emulator, connection, scenario, variant, column):
     record(GROUP, key, known_issue=known_issues.MATRIX.get(key) if problems else None,
            module=scenario.module, operation=scenario.operation, variant=variant, fault=column,
            outcome=outcome, msg=normalise(run.msg) if run.failed and not run.crash else '',
-           requests=len(requests), attempts=len([e for e in requests if e['method'] == scenario.method
-                                                 and e['path'].startswith(scenario.path)]) - scenario.skip,
-           seconds=round(run.seconds, 2), rerun=rerun_state, rerun_changed=bool(rerun.result.get('changed')),
-           problems=problems)
+           requests=len(requests), attempts=attempts, seconds=round(run.seconds, 2), rerun=rerun_state,
+           rerun_changed=bool(rerun.result.get('changed')), problems=problems)
     assert not problems, '%s: %s\n%r' % (outcome, '; '.join(problems), run)

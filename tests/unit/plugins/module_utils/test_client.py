@@ -189,7 +189,7 @@ def test_timeout_message(emulator):
     client, dummy = make_client(emulator.url, timeout=0.5, retries=1)
     with pytest.raises(UptimeApiError) as caught:
         client.get('/api/v1/monitors')
-    assert str(caught.value) == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout)'
+    assert str(caught.value) == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout) (2 attempts)'
     emulator.wait_idle()
 
 

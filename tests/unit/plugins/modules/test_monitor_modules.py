@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 from emulator.control import PRIMARY_KEY
 
@@ -15,6 +16,8 @@ from ansible_collections.uptime.monitoring.plugins.modules import monitor, monit
 
 
 def run(module_main, args, capsys, check_mode=False):
+    # Warnings are kept per process (a module process runs once): start each in-process run afresh.
+    module_warnings._global_warnings.clear()  # pylint: disable=protected-access
     if check_mode:
         args = dict(args, _ansible_check_mode=True)
     with patch_module_args(args):
@@ -162,3 +165,24 @@ def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, con
     paused = run(monitor.main, dict(connection, name='resting', url='https://rest.example.com', interval=60,
                                     paused=True), capsys)
     assert paused['monitor']['status'] == 'paused'
+
+
+def test_a_missing_ca_path_fails_before_any_request(emulator, connection, capsys, tmp_path):
+    emulator.clear_log()
+    missing = str(tmp_path / 'no-such-ca.pem')
+    result = run(monitor_info.main, dict(connection, ca_path=missing), capsys)
+    assert result['failed'] and result['msg'] == 'ca_path: no such file or directory: %s' % missing
+    assert emulator.log() == []
+
+
+def test_a_loopback_http_address_gets_no_transport_warning(connection, capsys):
+    result = run(monitor_info.main, dict(connection), capsys)
+    assert not result.get('warnings')
+
+
+def test_transport_warnings_reach_the_result(connection, capsys):
+    """An http:// address of another host is warned about in the result, also when the task then fails."""
+    result = run(monitor_info.main, dict(connection, api_url='http://uptime.invalid', retries=0), capsys)
+    texts = [str(warning) for warning in result.get('warnings', [])]
+    assert result['failed'] and 'cannot resolve the host name of http://uptime.invalid:80' in result['msg']
+    assert len(texts) == 1 and 'travel unencrypted' in texts[0]

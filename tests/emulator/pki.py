@@ -1,0 +1,110 @@
+"""A private certificate authority made at test time, for the emulator's HTTPS mode.
+
+    paths = make_pki(directory)   # {'ca': .../ca.crt, 'server': (.../server.crt, .../server.key), ...}
+
+Writes into ``directory``:
+
+* ``ca.crt``: the CA certificate (what a client passes as ``ca_path``);
+* ``other-ca.crt``: a second, unrelated CA (a bundle that must not be trusted for this server);
+* ``server.crt`` / ``server.key``: valid now, for ``127.0.0.1`` and ``localhost``, signed by the CA;
+* ``expired.crt`` / ``expired.key``: the same names, signed by the CA, expired yesterday;
+* ``wrong-host.crt`` / ``wrong-host.key``: valid now, signed by the CA, for ``wrong-host.example.test`` only.
+
+The emulator itself only reads PEM files (standard library ``ssl``); making them needs the
+``cryptography`` package, which ansible-core depends on.
+"""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import os
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+SERVER_NAMES = ('localhost',)
+SERVER_ADDRESSES = ('127.0.0.1',)
+WRONG_HOST = 'wrong-host.example.test'
+# Certificates the emulator can present instead of server.crt (see transport.TlsFaults).
+CERTIFICATES = ('server', 'expired', 'wrong-host')
+
+
+def _key():
+    return ec.generate_private_key(ec.SECP256R1())
+
+
+def _name(common_name):
+    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, 'uptime.monitoring tests'),
+                      x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+
+
+def _ca(common_name, now):
+    key = _key()
+    certificate = (x509.CertificateBuilder()
+                   .subject_name(_name(common_name)).issuer_name(_name(common_name))
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(now - datetime.timedelta(days=1))
+                   .not_valid_after(now + datetime.timedelta(days=30))
+                   .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+                   .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                                content_commitment=False, key_encipherment=False,
+                                                data_encipherment=False, key_agreement=False, encipher_only=False,
+                                                decipher_only=False), critical=True)
+                   .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+                   .sign(key, hashes.SHA256()))
+    return key, certificate
+
+
+def _leaf(ca_key, ca_certificate, names, addresses, not_before, not_after):
+    key = _key()
+    alternative_names = [x509.DNSName(name) for name in names]
+    alternative_names += [x509.IPAddress(ipaddress.ip_address(address)) for address in addresses]
+    certificate = (x509.CertificateBuilder()
+                   .subject_name(_name(names[0])).issuer_name(ca_certificate.subject)
+                   .public_key(key.public_key()).serial_number(x509.random_serial_number())
+                   .not_valid_before(not_before).not_valid_after(not_after)
+                   .add_extension(x509.SubjectAlternativeName(alternative_names), critical=False)
+                   .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+                   .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+                   .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()),
+                                  critical=False)
+                   .sign(ca_key, hashes.SHA256()))
+    return key, certificate
+
+
+def _write(path, data):
+    with open(path, 'wb') as handle:
+        handle.write(data)
+    return path
+
+
+def _pem(certificate):
+    return certificate.public_bytes(serialization.Encoding.PEM)
+
+
+def _key_pem(key):
+    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                             serialization.NoEncryption())
+
+
+def make_pki(directory):
+    """Write the CA, a second CA and the three server certificates into ``directory``; returns their paths."""
+    os.makedirs(directory, exist_ok=True)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, ca_certificate = _ca('uptime.monitoring test CA', now)
+    dummy, other_ca = _ca('an unrelated CA', now)
+    paths = {'ca': _write(os.path.join(directory, 'ca.crt'), _pem(ca_certificate)),
+             'other-ca': _write(os.path.join(directory, 'other-ca.crt'), _pem(other_ca))}
+    leaves = {
+        'server': (SERVER_NAMES, SERVER_ADDRESSES, now - datetime.timedelta(hours=1), now + datetime.timedelta(days=7)),
+        'expired': (SERVER_NAMES, SERVER_ADDRESSES, now - datetime.timedelta(days=30), now - datetime.timedelta(days=1)),
+        'wrong-host': ((WRONG_HOST,), (), now - datetime.timedelta(hours=1), now + datetime.timedelta(days=7)),
+    }
+    for name, (names, addresses, not_before, not_after) in leaves.items():
+        key, certificate = _leaf(ca_key, ca_certificate, names, addresses, not_before, not_after)
+        paths[name] = (_write(os.path.join(directory, '%s.crt' % name), _pem(certificate)),
+                       _write(os.path.join(directory, '%s.key' % name), _key_pem(key)))
+    return paths
