@@ -360,3 +360,19 @@ def test_templated_connection_options_are_rendered(emulator, monkeypatch):
     inventory = parse(plugin)
     assert captured['api_key'] == PRIMARY_KEY
     assert list(inventory.hosts) == ['web.example.com']
+
+
+def test_every_monitor_page_is_read_once(emulator):
+    """105 monitors, 3 offline: two pages of monitors and one incident listing."""
+    for number in range(105):
+        monitor_id = create_monitor(emulator, 'm%03d' % number, 'https://host%d.example.com/' % (number % 50))
+        if number % 40 == 0:
+            open_incident(emulator, monitor_id, 600)
+    emulator.clear_log()
+    inventory = parse(make_plugin(emulator))
+    assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
+        ('/api/v1/monitors', 'per_page=100'), ('/api/v1/monitors', 'per_page=100&page=2'),
+        ('/api/v1/incidents', 'sort_by=ended_at&sort=desc&per_page=100')]
+    assert len(inventory.hosts) == 50
+    assert sum(len(host_vars(inventory, host)['uptime_monitors']) for host in inventory.hosts) == 105
+    assert groups_of(inventory)['uptime_offline'] == ['host0.example.com', 'host30.example.com', 'host40.example.com']
