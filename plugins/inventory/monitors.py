@@ -75,6 +75,8 @@ notes:
   - The configuration file's name must be C(uptime.yml) or C(uptime.yaml), or end in C(.uptime.yml) or
     C(.uptime.yaml) (for example C(production.uptime.yml)).
   - O(api_url) and O(api_key) may be templates (for example a lookup of a vaulted value).
+  - The plugin sends no timestamp and the service returns UTC ones, so O(account_timezone) changes nothing here; it is
+    accepted (and its name checked) so that one configuration or environment serves the modules and the plugin.
   - The cache (O(cache)) holds the monitors and their incidents as the host variables show them, without any
     secret; its key is made from the configuration file, the service's address and the filters.
   - In AWX / Automation Controller, use the configuration file as an inventory source "Sourced from a Project",
@@ -128,6 +130,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
     UptimeApiError,
     normalise_base_url,
 )
+from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import (
     CONNECTION_ARGSPEC,
@@ -261,6 +264,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     def _read(self, connection, query, statuses):
         client = connect(connection)
         try:
+            # The plugin sends no timestamp and reads UTC ones: the zone is only checked, never read from the account.
+            account_zone(client, connection['account_timezone'])
             monitors = read_monitors(client, query, statuses)
         except (UptimeApiError, ValidationError) as exc:
             raise AnsibleParserError('uptime.monitoring.monitors: %s' % client.redact(str(exc))) from None

@@ -11,11 +11,12 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
-from ._engine import Engine
+from ._engine import Engine, account_zone
 from ._resource import ValidationError, is_sensitive_name, to_text
 
 # The environment variables the connection options fall back to (also in the doc fragment, and the AWX credential type).
-CONNECTION_ENV = dict(api_url='UPTIME_API_URL', api_key='UPTIME_API_KEY', validate_certs='UPTIME_VALIDATE_CERTS')
+CONNECTION_ENV = dict(api_url='UPTIME_API_URL', api_key='UPTIME_API_KEY', validate_certs='UPTIME_VALIDATE_CERTS',
+                      account_timezone='UPTIME_ACCOUNT_TIMEZONE')
 CONNECTION_ARGSPEC = dict(
     api_url=dict(type='str', fallback=(env_fallback, [CONNECTION_ENV['api_url']])),
     api_key=dict(type='str', no_log=True, fallback=(env_fallback, [CONNECTION_ENV['api_key']])),
@@ -23,6 +24,7 @@ CONNECTION_ARGSPEC = dict(
     ca_path=dict(type='path'),
     timeout=dict(type='int', default=30),
     retries=dict(type='int', default=5),
+    account_timezone=dict(type='str', fallback=(env_fallback, [CONNECTION_ENV['account_timezone']])),
 )
 
 
@@ -125,6 +127,10 @@ class UptimeModule:
         if problem:
             self.ansible.fail_json(msg=problem)
         self.client = connect(self.params)
+        try:
+            self.zone = account_zone(self.client, self.params['account_timezone'])
+        except ValidationError as exc:
+            self.ansible.fail_json(msg=str(exc), field=exc.field)
 
     def hide(self, values):
         """Have Ansible censor these values wherever they might appear."""
@@ -135,7 +141,7 @@ class UptimeModule:
     def ensure(self, resource, identity, ignore=()):
         """Run the present/absent task of ``resource`` and exit."""
         self.run(lambda: ensure_task(resource, self.client, self.params, self.check_mode, identity, ignore,
-                                     self.hide))
+                                     self.hide, zone=self.zone))
 
     def info(self, resource):
         self.run(lambda: info_task(resource, self.client, self.params))
@@ -167,17 +173,18 @@ def info_argument_spec(resource):
     return dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
 
 
-def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None):
+def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None,
+                zone=None):
     """The task of a module that manages one record: params in, the module result out."""
     schema, state = resource.schema, params['state']
-    engine = Engine(resource, client, check_mode, now)
-    desired = schema.checked(params, engine.now) if state != 'absent' else {}
+    engine = Engine(resource, client, check_mode, now, zone)
+    desired = schema.checked(params, engine.now, zone=engine.zone) if state != 'absent' else {}
     keys = {}
     for name in identity:
         value = params.get(name)
         if value is not None:
             if name in schema.by_name:
-                value = schema.by_name[name].normalise(value)
+                value = schema.by_name[name].normalise(value, engine.zone)
             keys[name] = to_text(value) if isinstance(value, str) else value
     outcome, located = engine.ensure(keys, desired, state, ignore)
     for values in (desired, outcome.before):

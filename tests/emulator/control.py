@@ -230,6 +230,10 @@ class Emulator:
         """Make ``monitor_ids`` the monitors of status page ``page_id`` of the account of ``api_key``."""
         return self._control('POST', '/status_pages', {'api_key': api_key, 'id': page_id, 'monitor_ids': list(monitor_ids)})
 
+    def timezone(self, timezone, api_key=PRIMARY_KEY):
+        """Set the account's time zone (an IANA name; None is the instance default, UTC); reset restores None."""
+        return self._control('POST', '/account', {'api_key': api_key, 'timezone': timezone})
+
     def quirks(self, **flags):
         """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
         return self._control('POST', '/quirks', flags)

@@ -30,6 +30,7 @@ SECRET_HEADER = 'Bearer header-secret-value'
 DEFAULT_OPTIONS = dict(
     plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
     status_page_id=None, api_url=None, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=30, retries=0,
+    account_timezone=None,
     strict=False, compose={}, groups={}, keyed_groups=[], leading_separator=True, use_extra_vars=False,
     cache=False, cache_plugin='memory', cache_timeout=3600, cache_connection=None, cache_prefix='ansible_inventory_',
 )
@@ -42,7 +43,7 @@ def stamp(seconds_ago=0):
 
 def instant(text):
     """The instant a returned timestamp means, whatever its text (the zone may be stated or not)."""
-    return datetime.datetime.strptime(to_utc_timestamp(text), '%Y-%m-%dT%H:%M:%S')
+    return datetime.datetime.fromisoformat(to_utc_timestamp(text).replace('Z', '+00:00'))
 
 
 def create_monitor(emulator, name, url, api_key=None, **fields):
@@ -315,12 +316,22 @@ def test_another_account_sees_its_own_monitors(emulator):
     ({'api_key': ''}, 'api_key is required: set the api_key option or the UPTIME_API_KEY environment variable'),
     ({'api_url': 'uptime.example.com'}, "api_url: must start with http:// or https://, got 'uptime.example.com'"),
     ({'timeout': 0}, 'timeout: must be a positive number of seconds, got 0'),
+    ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
 def test_bad_options_fail_before_any_request(emulator, options, message):
     with pytest.raises(AnsibleParserError) as error:
         parse(make_plugin(emulator, **options))
     assert message in str(error.value)
     assert emulator.log() == []
+
+
+def test_the_account_zone_is_never_read(emulator):
+    """Returned times are UTC: a zone given or not, the plugin does not ask the account for it."""
+    seed(emulator)
+    emulator.clear_log()
+    for zone in (None, 'America/New_York'):
+        parse(make_plugin(emulator, account_timezone=zone))
+    assert '/api/v1/account' not in {entry['path'] for entry in emulator.log()}
 
 
 def test_a_refused_key_fails_without_showing_it(emulator):
