@@ -12,6 +12,7 @@ import subprocess
 import pytest
 import yaml
 
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ENV
 from ecosystem_support import BIN, OTHER_KEY, PRIMARY_KEY, REPO_ROOT, create_incident, create_monitor, update_monitor
 
 PLUGIN = os.path.join(REPO_ROOT, 'plugins', 'inventory', 'monitors.py')
@@ -278,8 +279,10 @@ def test_ansible_doc(ansible):
     options = doc['options']
     assert {'api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries', 'host_names', 'status', 'search',
             'search_by', 'status_page_id', 'compose', 'groups', 'keyed_groups', 'strict', 'cache'} <= set(options)
-    env = {name: [entry['name'] for entry in options[name].get('env', [])] for name in ('api_url', 'api_key', 'validate_certs')}
-    assert env == {'api_url': ['UPTIME_API_URL'], 'api_key': ['UPTIME_API_KEY'], 'validate_certs': ['UPTIME_VALIDATE_CERTS']}
+    # The modules' environment variables, from the modules' own table of them.
+    env = {name: [entry['name'] for entry in options[name].get('env', [])] for name in CONNECTION_ENV}
+    assert env == {name: [variable] for name, variable in CONNECTION_ENV.items()}
+    assert set(CONNECTION_ENV) >= {'api_url', 'api_key', 'validate_certs'}
 
 
 def plugin_examples():
