@@ -43,9 +43,8 @@ antsibull-docs collection --use-current --squash-hierarchy --fail-on-error \
     cat "$tmp/antsibull-docs.log" >&2
     exit 1
 }
-# The index of environment variables only knows variables declared by plugin
-# options (these modules declare none: see the README for UPTIME_*).
-rm -f "$tmp/reference/environment_variables.rst"
+# environment_variables.rst, the index of the variables that plugin options
+# declare (UPTIME_* by the inventory plugin), is kept: the pages link to it.
 
 # The changelog, generated in the staged copy (a throw-away copy: it writes
 # the plugin cache there). While the version of galaxy.yml is not released

@@ -79,3 +79,21 @@ notes:
   - All modules of this collection belong to the action group C(uptime.monitoring.all), so the connection
     options can be set once with C(module_defaults).
 '''
+
+    # For plugins other than modules (the inventory plugin), used together with DOCUMENTATION above:
+    # the options stay described once there, this adds where a plugin reads them besides its configuration.
+    PLUGINS = r'''
+options:
+  api_url:
+    env:
+      - name: UPTIME_API_URL
+  api_key:
+    env:
+      - name: UPTIME_API_KEY
+  validate_certs:
+    env:
+      - name: UPTIME_VALIDATE_CERTS
+  account_timezone:
+    env:
+      - name: UPTIME_ACCOUNT_TIMEZONE
+'''

@@ -127,6 +127,23 @@ class IncidentResource(Resource):
         ongoing = [record for record in records if record.get('ended_at') in (None, '')]
         return (ongoing[0] if ongoing else None), (records[0] if records else None)
 
+    def ongoing(self, client):
+        """Every ongoing incident of the account, in as few requests as the service allows.
+
+        Listed by ``ended_at`` descending, the service puts the incidents that
+        have not ended first: the pages are read until one holds an ended
+        incident, so one request finds them all unless 100 or more are ongoing
+        (then one more request per 100).
+        """
+        query = {'sort_by': 'ended_at', 'sort': 'desc', 'per_page': LOOKUP_PAGE_SIZE}
+        found = []
+        for records in client.iter_pages(self.path, query):
+            ongoing = [record for record in records if INCIDENT.current(record)['ended_at'] is None]
+            found.extend(ongoing)
+            if len(ongoing) < len(records):
+                break
+        return found
+
     @staticmethod
     def _of_monitor(records, monitor_id):
         owner = INCIDENT.by_name['monitor_id'].from_record

@@ -14,15 +14,44 @@ from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, Uptime
 from ._engine import Engine, account_zone
 from ._resource import ValidationError, is_sensitive_name, to_text
 
+# The environment variables the connection options fall back to (also in the doc fragment, and the AWX credential type).
+CONNECTION_ENV = dict(api_url='UPTIME_API_URL', api_key='UPTIME_API_KEY', validate_certs='UPTIME_VALIDATE_CERTS',
+                      account_timezone='UPTIME_ACCOUNT_TIMEZONE')
 CONNECTION_ARGSPEC = dict(
-    api_url=dict(type='str', fallback=(env_fallback, ['UPTIME_API_URL'])),
-    api_key=dict(type='str', no_log=True, fallback=(env_fallback, ['UPTIME_API_KEY'])),
-    validate_certs=dict(type='bool', default=True, fallback=(env_fallback, ['UPTIME_VALIDATE_CERTS'])),
+    api_url=dict(type='str', fallback=(env_fallback, [CONNECTION_ENV['api_url']])),
+    api_key=dict(type='str', no_log=True, fallback=(env_fallback, [CONNECTION_ENV['api_key']])),
+    validate_certs=dict(type='bool', default=True, fallback=(env_fallback, [CONNECTION_ENV['validate_certs']])),
     ca_path=dict(type='path'),
     timeout=dict(type='int', default=30),
     retries=dict(type='int', default=5),
-    account_timezone=dict(type='str', fallback=(env_fallback, ['UPTIME_ACCOUNT_TIMEZONE'])),
+    account_timezone=dict(type='str', fallback=(env_fallback, [CONNECTION_ENV['account_timezone']])),
 )
+
+
+def connection_problem(options):
+    """What is wrong with the connection options (modules' params or a plugin's options), as one line; None if nothing.
+
+    Checked before any request, so a bad option never reaches the service.
+    """
+    for option in ('api_url', 'api_key'):
+        if not options.get(option):
+            return '%s is required: set the %s option or the %s environment variable' % (option, option,
+                                                                                         CONNECTION_ENV[option])
+    if not str(options['api_url']).lower().startswith(('http://', 'https://')):
+        return 'api_url: must start with http:// or https://, got %r' % options['api_url']
+    if options['timeout'] <= 0:
+        return 'timeout: must be a positive number of seconds, got %s' % options['timeout']
+    if options['retries'] < 0:
+        return 'retries: must be 0 or more, got %s' % options['retries']
+    return ca_path_problem(options.get('ca_path'))
+
+
+def connect(options):
+    """A client on the connection options (checked with ``connection_problem``)."""
+    return UptimeClient(api_url=options['api_url'], api_key=options['api_key'],
+                        validate_certs=options['validate_certs'], ca_path=options['ca_path'],
+                        timeout=options['timeout'], retries=options['retries'])
+
 
 # The options every info module has; what else a resource can be listed by is in its table.
 INFO_ARGSPEC = dict(
@@ -94,27 +123,10 @@ class UptimeModule:
         self.check_mode = self.ansible.check_mode
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib('requests'), exception=str(REQUESTS_IMPORT_ERROR))
-        for option, env in (('api_url', 'UPTIME_API_URL'), ('api_key', 'UPTIME_API_KEY')):
-            if not self.params.get(option):
-                self.ansible.fail_json(msg='%s is required: set the %s option or the %s environment variable'
-                                       % (option, option, env))
-        if not self.params['api_url'].lower().startswith(('http://', 'https://')):
-            self.ansible.fail_json(msg='api_url: must start with http:// or https://, got %r' % self.params['api_url'])
-        if self.params['timeout'] <= 0:
-            self.ansible.fail_json(msg='timeout: must be a positive number of seconds, got %s' % self.params['timeout'])
-        if self.params['retries'] < 0:
-            self.ansible.fail_json(msg='retries: must be 0 or more, got %s' % self.params['retries'])
-        problem = ca_path_problem(self.params['ca_path'])
+        problem = connection_problem(self.params)
         if problem:
             self.ansible.fail_json(msg=problem)
-        self.client = UptimeClient(
-            api_url=self.params['api_url'],
-            api_key=self.params['api_key'],
-            validate_certs=self.params['validate_certs'],
-            ca_path=self.params['ca_path'],
-            timeout=self.params['timeout'],
-            retries=self.params['retries'],
-        )
+        self.client = connect(self.params)
         try:
             self.zone = account_zone(self.client, self.params['account_timezone'])
         except ValidationError as exc:

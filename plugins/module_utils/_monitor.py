@@ -13,6 +13,8 @@ from ._engine import NameMatcher, Resource
 from ._resource import MASK, MISSING, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
 
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
+# What the service reports as a monitor's status (service-facts); paused wins over the others.
+STATUSES = ['pending', 'online', 'offline', 'paused', 'maintenance']
 ALERT_CONDITIONS = ['url_unavailable', 'url_text', 'url_no_text']
 REQUEST_METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 EXPIRY_ALERT_DAYS = [0, 1, 2, 3, 7, 14, 30, 60]
@@ -20,6 +22,8 @@ ALERT_CHANNELS = ['email', 'webhook', 'slack', 'teams', 'discord', 'flock', 'tel
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 EMAIL = re.compile(r'^[^@\s]+@[^@\s]+$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
+# Times the service keeps about a monitor's checks: when its current status began, its last check.
+READ_ONLY_TIMESTAMPS = ('started_at', 'checked_at')
 
 
 def is_url(value, max_length):
@@ -133,7 +137,11 @@ class MonitorResource(Resource):
             view[key] = timestamp_or_text(record[key]) if record.get(key) else None
         # Other read-only facts a deployment returns pass through; a name that looks secret is masked.
         for key, value in record.items():
-            if key not in view and key not in MONITOR.api_names:
+            if key in view or key in MONITOR.api_names:
+                continue
+            if key in READ_ONLY_TIMESTAMPS:
+                view[key] = timestamp_or_text(value) if value else None
+            else:
                 view[key] = MASK if value is not None and is_sensitive_name(key) else value
         return view
 

@@ -272,6 +272,11 @@ monitor:
         - Status reported by the service (pending, online, offline, paused, maintenance).
         - Null right after a create, whose answer does not carry it, and in check mode the status before the change.
       type: str
+    started_at:
+      description:
+        - When the current status began, in UTC (C(Y-m-dTH:i:sZ)); the service renews it at every change of status.
+        - Only when the service returns it (not in the answer to a create).
+      type: str
     created_at:
       description: Creation time reported by the service, in UTC (C(Y-m-dTH:i:sZ)).
       type: str

@@ -133,6 +133,7 @@ monitors:
           value: oncall@example.com
       paused: false
       status: online
+      started_at: "2026-11-19T22:41:07"
       created_at: "2026-11-01T10:00:00"
       updated_at: "2026-11-01T10:00:00"
 export:

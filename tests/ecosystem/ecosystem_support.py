@@ -79,6 +79,16 @@ class Ansible:
             assert run.rc == 0, run
         return run
 
+    def inventory(self, source, *args, api_key=PRIMARY_KEY, env=None, check=True):
+        """Run ``ansible-inventory -i source args...``; ``check`` asserts that it succeeded without a warning."""
+        command = [os.path.join(BIN, 'ansible-inventory'), '-i', str(source)] + [str(arg) for arg in args]
+        environment = self.environment(api_key, extra=dict({'ANSIBLE_INVENTORY_UNPARSED_FAILED': '1'}, **(env or {})))
+        result = subprocess.run(command, cwd=self.workdir, env=environment, stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True, timeout=300, check=False)
+        if check:
+            assert result.returncode == 0 and '[WARNING]' not in result.stderr, result
+        return result
+
     def write(self, name, text):
         """Write a file into the working directory and return its path."""
         path = os.path.join(self.workdir, name)

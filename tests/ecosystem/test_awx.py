@@ -165,3 +165,21 @@ def test_registration_playbook_without_a_credential(ansible):
     with open(record, encoding='utf-8') as handle:
         calls = [json.loads(line) for line in handle]
     assert [(call['module'], call['params']['name']) for call in calls] == [('credential_type', 'Uptime')]
+
+
+def test_inventory_source_with_the_injected_environment(ansible, emulator):
+    """An inventory source "Sourced from a Project": the project's configuration file names the plugin only, the
+    credential's environment gives the service; AWX imports what ``ansible-inventory --list --export`` prints."""
+    create_monitor(emulator, 'shop', url='https://shop.example.com/health', request_auth_username='uptime',
+                   request_auth_password='hunter2-basic-secret')
+    create_monitor(emulator, 'other-account', url='https://other.example.com/', api_key=OTHER_KEY)
+    emulator.clear_log()
+    env = awx_inject(load_credential_type(), {'url': emulator.url, 'api_key': PRIMARY_KEY})
+    source = ansible.write(os.path.join('project', 'inventories', 'production.uptime.yml'),
+                           '---\nplugin: uptime.monitoring.monitors\n')
+    result = ansible.inventory(source, '--list', '--export', env=env, api_key='not-the-credential-key')
+    inventory = json.loads(result.stdout)
+    assert list(inventory['_meta']['hostvars']) == ['shop.example.com']
+    assert 'shop.example.com' in inventory['uptime_pending']['hosts']
+    assert PRIMARY_KEY not in result.stdout and 'hunter2-basic-secret' not in result.stdout
+    assert {entry['api_key'] for entry in emulator.log()} == {PRIMARY_KEY}

@@ -312,3 +312,55 @@ def test_import_checks_its_input(ansible, emulator):
     assert run.rc != 0
     assert 'Set uptime_import_file' in run.output
     assert emulator.log() == []
+
+
+HEALTH_INVENTORY = '''\
+---
+plugin: uptime.monitoring.monitors
+host_names: monitor_name
+'''
+
+
+def test_health_check_of_offline_hosts(ansible, emulator):
+    """Only the hosts in uptime_offline are checked; their incidents are acknowledged or resolved on request."""
+    # The monitored URLs are the emulator's own: GET /_emulator/ answers 200, /_emulator/missing 404.
+    recovered = create_monitor(emulator, 'recovered', url=emulator.url + '/_emulator/')
+    broken = create_monitor(emulator, 'broken', url=emulator.url + '/_emulator/missing')
+    create_monitor(emulator, 'pending', url=emulator.url + '/_emulator/missing')
+    recovered_incident = create_incident(emulator, recovered['id'], '2026-01-11T08:00:00')
+    broken_incident = create_incident(emulator, broken['id'], '2026-01-11T09:00:00')
+    inventory = ansible.write('production.uptime.yml', HEALTH_INVENTORY)
+    emulator.clear_log()
+
+    report = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
+    assert sorted(report.recap) == ['broken', 'recovered']  # not the pending monitor's host
+    assert 'recovered (%s/_emulator/) answers: HTTP 200; incident %d.' % (emulator.url, recovered_incident['id']) in report.output
+    assert 'broken (%s/_emulator/missing) still fails: HTTP 404; incident %d.' % (emulator.url, broken_incident['id']) in report.output
+    assert report.changed() == 0
+    assert emulator.writes() == []
+
+    acted = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
+                             '-e', 'uptime_health_resolve=true', inventory=inventory)
+    assert acted.changed() == 2
+    incident = emulator.api('GET', '/api/v1/incidents/%d' % broken_incident['id']).json['data']
+    assert (incident['status'], incident['comment']) == (
+        'acknowledged', 'Health check: %s/_emulator/missing still fails (HTTP 404).' % emulator.url)
+    incident = emulator.api('GET', '/api/v1/incidents/%d' % recovered_incident['id']).json['data']
+    assert incident['status'] == 'resolved'
+    assert monitors_by_name(emulator)['recovered']['status'] == 'online'
+
+    # Again: the recovered host has left uptime_offline, the broken one's incident is already acknowledged.
+    emulator.clear_log()
+    again = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
+                             '-e', 'uptime_health_resolve=true', inventory=inventory)
+    assert sorted(again.recap) == ['broken']
+    assert again.changed() == 0
+    assert emulator.writes() == []
+
+
+def test_health_check_with_nothing_offline(ansible, emulator):
+    create_monitor(emulator, 'web', url=emulator.url + '/_emulator/')
+    inventory = ansible.write('production.uptime.yml', HEALTH_INVENTORY)
+    run = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
+    assert run.recap == {}
+    assert 'skipping: no hosts matched' in run.output

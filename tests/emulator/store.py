@@ -74,6 +74,7 @@ CREATE TABLE IF NOT EXISTS monitors (
     maintenance_end_at TEXT,
     alerts TEXT,
     status TEXT NOT NULL DEFAULT 'pending',
+    started_at TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
@@ -328,6 +329,9 @@ class Store:
         self.db.row_factory = sqlite3.Row
         self.db.execute('PRAGMA foreign_keys = ON')
         self.db.executescript(SCHEMA)
+        columns = {row['name'] for row in self.db.execute('PRAGMA table_info(monitors)')}
+        if 'started_at' not in columns:  # a database file written before monitors had started_at
+            self.db.execute('ALTER TABLE monitors ADD COLUMN started_at TEXT')
 
     def close(self):
         with self.lock:
@@ -440,7 +444,7 @@ class Store:
                 'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': None,
             }
             row.update(values)
-            row.update(account_id=account_id, status='pending', created_at=now, updated_at=now)
+            row.update(account_id=account_id, status='pending', started_at=now, created_at=now, updated_at=now)
             for key in ('request_headers', 'alerts'):
                 row[key] = json.dumps(row[key]) if row[key] is not None else None
             columns = sorted(row)
@@ -470,6 +474,8 @@ class Store:
                     values['status'] = 'paused'
                 elif current['status'] == 'paused':
                     values['status'] = 'offline' if self._ongoing_incident(monitor_id) else 'online'
+                if values.get('status', current['status']) != current['status']:
+                    values['started_at'] = utcnow().strftime(INPUT_FORMAT)
             changed = {key: value for key, value in values.items() if current[key] != value}
             if changed:
                 changed['updated_at'] = utcnow().strftime(INPUT_FORMAT)
@@ -490,6 +496,11 @@ class Store:
             return None
         return self.db.execute('SELECT * FROM monitors WHERE id = ? AND account_id = ?', (monitor_id, account_id)).fetchone()
 
+    def _set_status(self, monitor_id, status):
+        """What an incident does to its monitor (a paused one stays paused); ``started_at`` marks a change of status."""
+        self.db.execute("UPDATE monitors SET started_at = CASE WHEN status != ? THEN ? ELSE started_at END, status = ?"
+                        " WHERE id = ? AND status != 'paused'", (status, utcnow().strftime(INPUT_FORMAT), status, monitor_id))
+
     def _ongoing_incident(self, monitor_id):
         return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
 
@@ -507,7 +518,8 @@ class Store:
             record[key] = json.loads(row[key]) if row[key] else None
         for key in ('maintenance_start_at', 'maintenance_end_at'):
             record[key] = render_time(row[key])
-        record.update(status=status, created_at=render_time(row['created_at']), updated_at=render_time(row['updated_at']))
+        record.update(status=status, started_at=render_time(row['started_at']), created_at=render_time(row['created_at']),
+                      updated_at=render_time(row['updated_at']))
         return record
 
     def _validate_monitor(self, account_id, data, monitor_id, current=None):
@@ -713,7 +725,7 @@ class Store:
                  acknowledged.strftime(INPUT_FORMAT) if acknowledged else None,
                  ended.strftime(INPUT_FORMAT) if ended else None, stamp, stamp))
             if ended is None and monitor['status'] != 'paused':
-                self.db.execute("UPDATE monitors SET status = 'offline' WHERE id = ?", (monitor['id'],))
+                self._set_status(monitor['id'], 'offline')
             echo = {key: data[key] for key in INCIDENT_FIELDS if key in data}
             echo.update(updated_at=render_time(stamp), created_at=render_time(stamp), id=cursor.lastrowid)
             return echo
@@ -752,7 +764,7 @@ class Store:
                 assignments = ', '.join('%s = ?' % key for key in sorted(changed))
                 self.db.execute('UPDATE incidents SET %s WHERE id = ?' % assignments, [changed[key] for key in sorted(changed)] + [incident_id])
             if 'ended_at' in changed:
-                self.db.execute("UPDATE monitors SET status = 'online' WHERE id = ? AND status != 'paused'", (current['monitor_id'],))
+                self._set_status(current['monitor_id'], 'online')
             return self._incident_record(self._incident_row(account_id, incident_id))
 
     def delete_incident(self, account_id, incident_id):
@@ -763,7 +775,7 @@ class Store:
                 raise NotFound()
             self.db.execute('DELETE FROM incidents WHERE id = ?', (incident_id,))
             if row['ended_at'] is None:
-                self.db.execute("UPDATE monitors SET status = 'pending' WHERE id = ? AND status != 'paused'", (row['monitor_id'],))
+                self._set_status(row['monitor_id'], 'pending')
 
     def _incident_row(self, account_id, incident_id):
         if incident_id is None:

@@ -97,7 +97,7 @@ def test_create_echoes_form_strings_and_show_returns_whole_record(emulator):
         'cache_buster': 1, 'ssl_alert_days': 14, 'domain_alert_days': 0,
         'maintenance_start_at': '2030-01-01T10:00:00.000000Z', 'maintenance_end_at': '2030-01-01T11:00:00.000000Z',
         'alerts': [{'key': 'email', 'value': 'ops@example.com'}], 'status': 'pending',
-        'created_at': record['created_at'], 'updated_at': record['updated_at'],
+        'started_at': record['created_at'], 'created_at': record['created_at'], 'updated_at': record['updated_at'],
     }
     assert record['created_at'].endswith('.000000Z')
 
@@ -345,6 +345,27 @@ def test_resume_with_ongoing_incident_is_offline(emulator):
     assert show(emulator, 'monitors', monitor_id)['status'] == 'paused'
     record = emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': 0}).json['data']
     assert record['status'] == 'offline'
+
+
+def test_started_at_marks_each_change_of_status(emulator):
+    """service-facts: a monitor's started_at is when its current status began; timestamps have whole seconds."""
+    monitor_id = create_monitor(emulator)
+    seen = [show(emulator, 'monitors', monitor_id)]
+
+    def after_a_second(method, path, data=None):
+        time.sleep(1.05)
+        response = emulator.api(method, path, data=data)
+        assert response.status in (200, 201), response.text
+        seen.append(show(emulator, 'monitors', monitor_id))
+
+    after_a_second('POST', '/api/v1/incidents', {'monitor_id': monitor_id, 'started_at': stamp(60)})
+    incident_id = emulator.api('GET', '/api/v1/incidents').json['data'][0]['id']
+    after_a_second('PUT', '/api/v1/monitors/%d' % monitor_id, {'name': 'renamed'})  # no change of status
+    after_a_second('PUT', '/api/v1/incidents/%d' % incident_id, {'ended_at': stamp()})
+    assert [record['status'] for record in seen] == ['pending', 'offline', 'offline', 'online']
+    starts = [record['started_at'] for record in seen]
+    assert starts[0] == seen[0]['created_at']
+    assert starts[0] < starts[1] == starts[2] < starts[3]
 
 
 def test_maintenance_status_inside_the_window(emulator):

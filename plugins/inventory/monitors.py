@@ -1,0 +1,300 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+name: monitors
+short_description: The endpoints of uptime monitors as hosts, grouped by monitor status
+version_added: 0.1.0
+description:
+  - Reads the monitors of an account of the uptime-monitoring service and makes one host per monitored endpoint,
+    named by default after the host name of the monitor's URL, so that several monitors of one machine make one host that
+    lists them all (see O(host_names)).
+  - Puts each host into the groups C(uptime_pending), C(uptime_online), C(uptime_offline), C(uptime_paused) and
+    C(uptime_maintenance) of the statuses of its monitors; a host whose monitors are in several states is in
+    each of their groups. The five groups always exist, empty or not, so that a play for C(uptime_offline)
+    simply has no host when nothing is offline.
+  - Gives each host the variables C(uptime_monitors) (a list with, for every monitor of the host, its C(id),
+    C(name), C(url), C(status), C(started_at) (UTC, when the current status began), C(interval) and
+    C(incident), which is the ongoing incident of an offline monitor as C(id), C(started_at) and C(acknowledged),
+    and null otherwise) and C(uptime_statuses) (the sorted statuses of those monitors). No secret of a monitor
+    (Basic authentication, request headers) and no connection option becomes a variable.
+  - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
+    listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended
+    one; one more request per 100 ongoing incidents beyond 99). With O(cache) enabled, a run served from the
+    cache sends none.
+author:
+  - Uptime Monitoring maintainers (@uptime-monitoring)
+extends_documentation_fragment:
+  - constructed
+  - inventory_cache
+  - uptime.monitoring.connection
+  - uptime.monitoring.connection.plugins
+options:
+  plugin:
+    description:
+      - The name of this plugin; it makes a YAML file a configuration of this plugin.
+    required: true
+    type: str
+    choices: [uptime.monitoring.monitors]
+  host_names:
+    description:
+      - What names the hosts.
+      - V(url_host), the host name of the monitor's URL (lowercase, without port), makes one host per endpoint
+        that lists every monitor of that endpoint. A monitor whose URL has no host name is left out, with a warning.
+      - V(monitor_name), the monitor's name (unique in the account), makes one host per monitor. The host's
+        C(ansible_host) is then the host name of the monitor's URL.
+    type: str
+    choices: [url_host, monitor_name]
+    default: url_host
+  status:
+    description:
+      - Only monitors with one of these statuses. The service cannot filter monitors by status, so every page
+        is still read and the others are left out here.
+      - By default, monitors of every status.
+    type: list
+    elements: str
+    choices: [pending, online, offline, paused, maintenance]
+  search:
+    description:
+      - Only monitors whose field O(search_by) contains this text (the service's search, not case-sensitive).
+    type: str
+  search_by:
+    description:
+      - The field O(search) looks in.
+    type: str
+    choices: [name, url]
+    default: name
+  status_page_id:
+    description:
+      - Only the monitors of this status page.
+    type: int
+notes:
+  - The configuration file's name must be C(uptime.yml) or C(uptime.yaml), or end in C(.uptime.yml) or
+    C(.uptime.yaml) (for example C(production.uptime.yml)).
+  - O(api_url) and O(api_key) may be templates (for example a lookup of a vaulted value).
+  - The plugin sends no timestamp and the service returns UTC ones, so O(account_timezone) changes nothing here; it is
+    accepted (and its name checked) so that one configuration or environment serves the modules and the plugin.
+  - The cache (O(cache)) holds the monitors and their incidents as the host variables show them, without any
+    secret; its key is made from the configuration file, the service's address and the filters.
+  - In AWX / Automation Controller, use the configuration file as an inventory source "Sourced from a Project",
+    with a credential of the type in C(extras/awx/credential_type.yml) of this collection, which sets
+    E(UPTIME_API_URL), E(UPTIME_API_KEY) and E(UPTIME_VALIDATE_CERTS).
+seealso:
+  - name: The inventory plugin's guide
+    description: Configuration, groups, variables, AWX and event-driven use.
+    link: https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/inventory.md
+'''
+
+EXAMPLES = r'''
+# production.uptime.yml: every monitored endpoint, the address and key from
+# UPTIME_API_URL and UPTIME_API_KEY (or an AWX credential).
+plugin: uptime.monitoring.monitors
+---
+# shop.uptime.yml: the monitors of status page 3 whose URL contains "shop",
+# named after the monitors, with groups of their own.
+plugin: uptime.monitoring.monitors
+api_url: https://uptime.example.com
+status_page_id: 3
+search: shop
+search_by: url
+host_names: monitor_name
+keyed_groups:
+  # uptime_interval_60, uptime_interval_300, ...
+  - key: uptime_monitors | map(attribute='interval')
+    prefix: uptime_interval
+groups:
+  # Offline, and nobody acknowledged the incident yet.
+  needs_attention: >-
+    uptime_monitors | selectattr('incident') | rejectattr('incident.acknowledged') | list | length > 0
+compose:
+  ansible_user: "'deploy'"
+cache: true
+cache_plugin: ansible.builtin.jsonfile
+cache_connection: ~/.cache/uptime-inventory
+cache_timeout: 300
+'''
+
+import hashlib
+import json
+from urllib.parse import urlsplit
+
+from ansible.errors import AnsibleParserError
+from ansible.module_utils.basic import missing_required_lib
+from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
+    HAS_REQUESTS,
+    UptimeApiError,
+    normalise_base_url,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import (
+    CONNECTION_ARGSPEC,
+    connect,
+    connection_problem,
+)
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS, STATUSES
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import ValidationError, record_id
+
+CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
+GROUP_PREFIX = 'uptime_'
+MONITOR_PAGE_SIZE = 100
+# The keys of a monitor that become host variables: nothing secret can be among them.
+MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval')
+QUERY_OPTIONS = ('search', 'status_page_id')
+
+
+def url_host(url):
+    """The host name of a monitor's URL (lowercase, no port), or None when it has none."""
+    try:
+        return urlsplit(str(url or '').strip()).hostname or None
+    except ValueError:
+        return None
+
+
+def monitor_summary(record):
+    """A monitor as the host variables show it, read through the monitor's own description."""
+    view = MONITORS.record_view(record)
+    return {key: view.get(key) for key in MONITOR_KEYS}
+
+
+def incident_summary(values):
+    return {'id': values['id'], 'started_at': values['started_at'], 'acknowledged': values['acknowledged_at'] is not None}
+
+
+def read_monitors(client, query, statuses=None):
+    """The monitors (every page of the list, filtered by ``statuses``), each with its ongoing incident when offline.
+
+    The incidents are read only when a listed monitor is offline, in one listing for all of them.
+    """
+    records = client.list(MONITORS.path, dict(query, per_page=MONITOR_PAGE_SIZE))
+    monitors = [dict(monitor_summary(record), incident=None) for record in records]
+    if statuses:
+        monitors = [monitor for monitor in monitors if monitor['status'] in statuses]
+    offline = {monitor['id']: monitor for monitor in monitors if monitor['status'] == 'offline'}
+    if offline:
+        for record in INCIDENTS.ongoing(client):
+            values = dict(INCIDENT.current(record), id=record_id(record))
+            monitor = offline.get(values['monitor_id'])
+            if monitor is not None and monitor['incident'] is None:
+                monitor['incident'] = incident_summary(values)
+    return monitors
+
+
+def hosts_of(monitors, host_names='url_host'):
+    """``({host: [monitor, ...]}, [monitor without a host name, ...])``, monitors in the order of their ids."""
+    hosts, nameless = {}, []
+    for monitor in sorted(monitors, key=lambda monitor: (monitor['id'] is None, monitor['id'] or 0)):
+        host = monitor['name'] if host_names == 'monitor_name' else url_host(monitor['url'])
+        if not host:
+            nameless.append(monitor)
+            continue
+        hosts.setdefault(host, []).append(monitor)
+    return hosts, nameless
+
+
+class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
+    """Hosts from the monitors of an uptime-monitoring account."""
+
+    NAME = 'uptime.monitoring.monitors'
+
+    def verify_file(self, path):
+        if not super().verify_file(path):
+            return False
+        name = str(path).replace('\\', '/').rsplit('/', 1)[-1]
+        if name in CONFIG_NAMES or name.endswith(tuple('.' + suffix for suffix in CONFIG_NAMES)):
+            return True
+        self.display.vvv('uptime.monitoring.monitors: skipping %s: the file name must be uptime.yml or end in '
+                         '.uptime.yml (or .yaml)' % path)
+        return False
+
+    def parse(self, inventory, loader, path, cache=True):
+        super().parse(inventory, loader, path, cache)
+        self._read_config_data(path)
+        connection = self._connection_options()
+        query, statuses = self._filters()
+        problem = connection_problem(connection)
+        if problem:
+            raise AnsibleParserError('uptime.monitoring.monitors: %s' % problem)
+        if not HAS_REQUESTS:
+            raise AnsibleParserError(missing_required_lib('requests'))
+
+        cache_key = self._cache_key(path, connection['api_url'], query, statuses)
+        caching = self.get_option('cache')
+        monitors, update_cache = None, caching and not cache  # not cache: --flush-cache or a refresh
+        if caching and cache:
+            try:
+                monitors = self._cache[cache_key]
+            except KeyError:
+                update_cache = True
+        if monitors is None:
+            monitors = self._read(connection, query, statuses)
+        if update_cache:
+            self._cache[cache_key] = monitors
+        self._populate(monitors)
+
+    def _connection_options(self):
+        options = {name: self.get_option(name) for name in CONNECTION_ARGSPEC}
+        for name in ('api_url', 'api_key'):
+            if isinstance(options[name], str) and self.templar.is_template(options[name]):
+                options[name] = self.templar.template(options[name])
+        return options
+
+    def _filters(self):
+        """The query of the monitor list and the wanted statuses, refused before any request when invalid."""
+        statuses = self.get_option('status') or []
+        unknown = [status for status in statuses if status not in STATUSES]
+        if unknown:
+            raise AnsibleParserError('uptime.monitoring.monitors: status: %s is not a monitor status (choose from %s)'
+                                     % (', '.join(map(str, unknown)), ', '.join(STATUSES)))
+        query = {name: self.get_option(name) for name in QUERY_OPTIONS if self.get_option(name) is not None}
+        if query.get('search') is not None:
+            query['search_by'] = self.get_option('search_by')
+        return query, sorted(statuses)
+
+    def _cache_key(self, path, api_url, query, statuses):
+        """One cache entry per configuration file, service and filters (never anything secret)."""
+        scope = json.dumps([normalise_base_url(api_url), query, statuses], sort_keys=True)
+        return '%s_%s' % (self.get_cache_key(path), hashlib.sha256(scope.encode('utf-8')).hexdigest()[:12])
+
+    def _read(self, connection, query, statuses):
+        client = connect(connection)
+        for warning in client.transport_warnings:
+            self.display.warning('uptime.monitoring.monitors: %s' % warning)
+        try:
+            # The plugin sends no timestamp and reads UTC ones: the zone is only checked, never read from the account.
+            account_zone(client, connection['account_timezone'])
+            monitors = read_monitors(client, query, statuses)
+        except (UptimeApiError, ValidationError) as exc:
+            raise AnsibleParserError('uptime.monitoring.monitors: %s' % client.redact(str(exc))) from None
+        self.display.vvv('uptime.monitoring.monitors: %d monitors read with %d requests'
+                         % (len(monitors), client.request_count))
+        return monitors
+
+    def _populate(self, monitors):
+        host_names = self.get_option('host_names')
+        hosts, nameless = hosts_of(monitors, host_names)
+        for monitor in nameless:
+            self.display.warning('uptime.monitoring.monitors: monitor %r (id %s) is left out: its URL has no host name'
+                                 % (monitor['name'], monitor['id']))
+        for status in STATUSES:
+            self.inventory.add_group(GROUP_PREFIX + status)
+        strict = self.get_option('strict')
+        for host, host_monitors in hosts.items():
+            self.inventory.add_host(host)
+            statuses = sorted({monitor['status'] for monitor in host_monitors if monitor['status']})
+            for status in statuses:
+                group = self.inventory.add_group(self._sanitize_group_name(GROUP_PREFIX + status))
+                self.inventory.add_child(group, host)
+            variables = {'uptime_monitors': host_monitors, 'uptime_statuses': statuses}
+            if host_names == 'monitor_name' and url_host(host_monitors[0]['url']):
+                variables['ansible_host'] = url_host(host_monitors[0]['url'])
+            for name, value in variables.items():
+                self.inventory.set_variable(host, name, value)
+            self._set_composite_vars(self.get_option('compose'), variables, host, strict=strict)
+            self._add_host_to_composed_groups(self.get_option('groups'), variables, host, strict=strict)
+            self._add_host_to_keyed_groups(self.get_option('keyed_groups'), variables, host, strict=strict)

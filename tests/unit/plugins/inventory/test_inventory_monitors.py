@@ -1,0 +1,389 @@
+"""The inventory plugin uptime.monitoring.monitors: naming, grouping, host variables, requests and cache, against
+the emulator. Its options are given directly here (the configuration file and the documentation that declares the
+options are exercised by tests/ecosystem/test_inventory.py through ansible-inventory)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+
+import pytest
+from ansible.errors import AnsibleError, AnsibleParserError
+from ansible.inventory.data import InventoryData
+from ansible.parsing.dataloader import DataLoader
+
+from ansible_collections.uptime.monitoring.plugins.inventory import monitors as plugin_module
+from ansible_collections.uptime.monitoring.plugins.module_utils import _incident
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import to_utc_timestamp
+from emulator.control import OTHER_KEY, PRIMARY_KEY
+
+try:
+    from ansible.template import trust_as_template as trusted
+except ImportError:  # ansible-core 2.18 templates every string
+    def trusted(value):
+        return value
+
+SECRET_PASSWORD = 'hunter2-basic-secret'
+SECRET_HEADER = 'Bearer header-secret-value'
+
+DEFAULT_OPTIONS = dict(
+    plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
+    status_page_id=None, api_url=None, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=30, retries=0,
+    account_timezone=None,
+    strict=False, compose={}, groups={}, keyed_groups=[], leading_separator=True, use_extra_vars=False,
+    cache=False, cache_plugin='memory', cache_timeout=3600, cache_connection=None, cache_prefix='ansible_inventory_',
+)
+
+
+def stamp(seconds_ago=0):
+    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
+    return moment.strftime('%Y-%m-%dT%H:%M:%S')
+
+
+def instant(text):
+    """The instant a returned timestamp means, whatever its text (the zone may be stated or not)."""
+    return datetime.datetime.fromisoformat(to_utc_timestamp(text).replace('Z', '+00:00'))
+
+
+def create_monitor(emulator, name, url, api_key=None, **fields):
+    form = dict(name=name, url=url, interval=60, request_method='GET', alert_condition='url_unavailable')
+    form.update(fields)
+    answer = emulator.api('POST', '/api/v1/monitors', api_key=api_key, data=form)
+    assert answer.status == 201, answer.text
+    return answer.json['data']['id']
+
+
+def open_incident(emulator, monitor_id, started_ago=3600, **fields):
+    answer = emulator.api('POST', '/api/v1/incidents', data=dict(monitor_id=monitor_id, started_at=stamp(started_ago), **fields))
+    assert answer.status == 201, answer.text
+    return answer.json['data']['id']
+
+
+def seed(emulator):
+    """Two monitors on shop.example.com (one offline, one pending), a paused blog, an online api with a past incident."""
+    ids = {}
+    ids['shop'] = create_monitor(emulator, 'shop', 'https://shop.example.com/health', request_auth_username='uptime',
+                                 request_auth_password=SECRET_PASSWORD,
+                                 request_headers=[{'key': 'Authorization', 'value': SECRET_HEADER}])
+    ids['shop admin'] = create_monitor(emulator, 'shop admin', 'https://Shop.Example.com:8443/admin', interval=300)
+    ids['blog'] = create_monitor(emulator, 'blog', 'https://blog.example.com/')
+    ids['api'] = create_monitor(emulator, 'api', 'https://api.example.com/v1/status')
+    emulator.api('PUT', '/api/v1/monitors/%d' % ids['blog'], data={'pause': 1})
+    past = open_incident(emulator, ids['api'], 7200)
+    assert emulator.api('PUT', '/api/v1/incidents/%d' % past, data={'ended_at': stamp(3600)}).status == 200
+    ids['shop incident'] = open_incident(emulator, ids['shop'], 600, cause='Timeouts')
+    return ids
+
+
+def make_plugin(emulator, **options):
+    plugin = plugin_module.InventoryModule()
+    plugin._options = dict(DEFAULT_OPTIONS, **dict({'api_url': emulator.url}, **options))  # pylint: disable=protected-access
+    plugin._read_config_data = lambda path: None  # pylint: disable=protected-access
+    plugin._cache = {}  # pylint: disable=protected-access
+    return plugin
+
+
+def parse(plugin, cache=True, path='/inventories/production.uptime.yml'):
+    inventory = InventoryData()
+    plugin.parse(inventory, DataLoader(), path, cache=cache)
+    return inventory
+
+
+def groups_of(inventory):
+    return {name: sorted(host.name for host in group.get_hosts())
+            for name, group in inventory.groups.items() if name not in ('all', 'ungrouped')}
+
+
+def host_vars(inventory, name):
+    return inventory.get_host(name).get_vars()
+
+
+def api_requests(emulator):
+    return [(entry['method'], entry['path']) for entry in emulator.log()]
+
+
+@pytest.mark.parametrize('url, host', [
+    ('https://shop.example.com/health', 'shop.example.com'),
+    ('https://Shop.Example.COM:8443/admin', 'shop.example.com'),
+    ('http://user:pass@10.0.0.5:8080/', '10.0.0.5'),
+    ('https://[2001:db8::1]/status', '2001:db8::1'),
+    ('not a url', None),
+    ('', None),
+    (None, None),
+])
+def test_url_host(url, host):
+    assert plugin_module.url_host(url) == host
+
+
+def test_hosts_of_groups_monitors_by_endpoint_or_names_them():
+    monitors = [dict(id=3, name='b', url='https://x.example.com/b'), dict(id=1, name='a', url='https://X.example.com:81/a'),
+                dict(id=2, name='c', url='mailto:nobody')]
+    hosts, nameless = plugin_module.hosts_of(monitors)
+    assert {host: [monitor['id'] for monitor in listed] for host, listed in hosts.items()} == {'x.example.com': [1, 3]}
+    assert [monitor['id'] for monitor in nameless] == [2]
+    hosts, nameless = plugin_module.hosts_of(monitors, 'monitor_name')
+    assert sorted(hosts) == ['a', 'b', 'c'] and nameless == []
+
+
+def test_read_monitors_attaches_the_ongoing_incident_of_offline_monitors(emulator):
+    ids = seed(emulator)
+    acknowledged_monitor = create_monitor(emulator, 'acknowledged', 'https://ack.example.com/')
+    acknowledged_incident = open_incident(emulator, acknowledged_monitor, 300, acknowledged_at=stamp(200))
+    emulator.clear_log()
+    client = UptimeClient(emulator.url, PRIMARY_KEY)
+
+    monitors = {monitor['name']: monitor for monitor in plugin_module.read_monitors(client, {})}
+
+    assert api_requests(emulator) == [('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
+    assert {name: monitor['status'] for name, monitor in monitors.items()} == {
+        'shop': 'offline', 'shop admin': 'pending', 'blog': 'paused', 'api': 'online', 'acknowledged': 'offline'}
+    shop = monitors['shop']
+    assert set(shop) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'incident'}
+    assert (shop['id'], shop['url'], shop['interval']) == (ids['shop'], 'https://shop.example.com/health', 60)
+    assert shop['incident']['id'] == ids['shop incident'] and shop['incident']['acknowledged'] is False
+    assert abs(instant(shop['incident']['started_at']) - instant(stamp(600))) < datetime.timedelta(seconds=5)
+    assert monitors['acknowledged']['incident'] == {
+        'id': acknowledged_incident, 'acknowledged': True, 'started_at': monitors['acknowledged']['incident']['started_at']}
+    # Only offline monitors carry an incident; the online api's incident has ended.
+    assert [name for name, monitor in monitors.items() if monitor['incident']] == ['acknowledged', 'shop']
+    assert abs(instant(shop['started_at']) - instant(stamp())) < datetime.timedelta(seconds=30)
+    assert SECRET_PASSWORD not in json.dumps(monitors) and 'header-secret' not in json.dumps(monitors)
+
+
+def test_read_monitors_without_an_offline_monitor_reads_no_incident(emulator):
+    monitor_id = create_monitor(emulator, 'web', 'https://web.example.com/')
+    open_incident(emulator, monitor_id, 7200, ended_at=stamp(3600))
+    emulator.clear_log()
+    monitors = plugin_module.read_monitors(UptimeClient(emulator.url, PRIMARY_KEY), {})
+    assert [monitor['incident'] for monitor in monitors] == [None]
+    assert api_requests(emulator) == [('GET', '/api/v1/monitors')]
+
+
+def test_read_monitors_filters_by_status_and_passes_the_query(emulator):
+    seed(emulator)
+    emulator.clear_log()
+    client = UptimeClient(emulator.url, PRIMARY_KEY)
+    monitors = plugin_module.read_monitors(client, {'search': 'shop', 'search_by': 'name'}, ['pending', 'paused'])
+    assert [monitor['name'] for monitor in monitors] == ['shop admin']
+    # No offline monitor is left after the filter: no incident request.
+    assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
+        ('/api/v1/monitors', 'search=shop&search_by=name&per_page=100')]
+
+
+@pytest.mark.parametrize('ongoing, ended, expected_requests', [(9, 3, 1), (10, 3, 2), (12, 0, 2), (0, 4, 1)])
+def test_ongoing_reads_pages_until_an_ended_incident(emulator, monkeypatch, ongoing, ended, expected_requests):
+    monkeypatch.setattr(_incident, 'LOOKUP_PAGE_SIZE', 10)
+    wanted = set()
+    for number in range(ongoing + ended):
+        monitor_id = create_monitor(emulator, 'm%d' % number, 'https://m%d.example.com/' % number)
+        if number < ongoing:
+            wanted.add(open_incident(emulator, monitor_id, 600, acknowledged_at=stamp(60) if number % 2 else None))
+        else:
+            open_incident(emulator, monitor_id, 7200, ended_at=stamp(3600))
+    emulator.clear_log()
+    found = _incident.INCIDENTS.ongoing(UptimeClient(emulator.url, PRIMARY_KEY))
+    assert {incident['id'] for incident in found} == wanted
+    assert len(emulator.log()) == expected_requests
+
+
+def test_parse_makes_hosts_groups_and_variables(emulator):
+    ids = seed(emulator)
+    emulator.clear_log()
+    inventory = parse(make_plugin(emulator))
+
+    assert len(emulator.log()) == 2
+    assert groups_of(inventory) == {
+        'uptime_pending': ['shop.example.com'], 'uptime_online': ['api.example.com'],
+        'uptime_offline': ['shop.example.com'], 'uptime_paused': ['blog.example.com'], 'uptime_maintenance': []}
+    shop = host_vars(inventory, 'shop.example.com')
+    assert [monitor['id'] for monitor in shop['uptime_monitors']] == [ids['shop'], ids['shop admin']]
+    assert shop['uptime_statuses'] == ['offline', 'pending']
+    assert shop['uptime_monitors'][0]['incident']['id'] == ids['shop incident']
+    assert 'ansible_host' not in shop
+    text = json.dumps({host: host_vars(inventory, host) for host in inventory.hosts}, default=str)
+    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret'):
+        assert secret not in text
+
+
+def test_parse_by_monitor_name_sets_ansible_host(emulator):
+    seed(emulator)
+    inventory = parse(make_plugin(emulator, host_names='monitor_name'))
+    assert sorted(inventory.hosts) == ['api', 'blog', 'shop', 'shop admin']
+    assert host_vars(inventory, 'shop admin')['ansible_host'] == 'shop.example.com'
+    assert groups_of(inventory)['uptime_offline'] == ['shop']
+    assert groups_of(inventory)['uptime_pending'] == ['shop admin']
+
+
+def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monkeypatch):
+    create_monitor(emulator, 'web', 'https://web.example.com/')
+    plugin = make_plugin(emulator)
+    warnings = []
+    monkeypatch.setattr(plugin.display, 'warning', warnings.append)
+    monkeypatch.setattr(plugin_module, 'url_host', lambda url: None if 'web' in url else 'x')
+    inventory = parse(plugin)
+    assert list(inventory.hosts) == []
+    assert warnings == ["uptime.monitoring.monitors: monitor 'web' (id 1) is left out: its URL has no host name"]
+
+
+def test_constructed_options(emulator):
+    seed(emulator)
+    plugin = make_plugin(emulator, compose={'ansible_user': trusted("'deploy'"), 'monitor_count': trusted('uptime_monitors | length')},
+                         keyed_groups=[{'key': trusted("uptime_monitors | map(attribute='interval')"), 'prefix': 'interval'}],
+                         groups={'unacknowledged': trusted("uptime_monitors | selectattr('incident') "
+                                                           "| rejectattr('incident.acknowledged') | list | length > 0")})
+    inventory = parse(plugin)
+    groups = groups_of(inventory)
+    assert groups['unacknowledged'] == ['shop.example.com']
+    assert groups['interval_60'] == ['api.example.com', 'blog.example.com', 'shop.example.com']
+    assert groups['interval_300'] == ['shop.example.com']
+    assert host_vars(inventory, 'shop.example.com')['monitor_count'] == 2
+    assert host_vars(inventory, 'blog.example.com')['ansible_user'] == 'deploy'
+
+
+def test_strict_fails_on_a_bad_expression(emulator):
+    seed(emulator)
+    broken = {'compose': {'x': trusted('uptime_monitors.no_such_key.deeper')}}
+    inventory = parse(make_plugin(emulator, **broken))  # not strict: the variable is left out
+    assert 'x' not in host_vars(inventory, 'shop.example.com')
+    with pytest.raises(AnsibleError, match='Could not set x for host'):
+        parse(make_plugin(emulator, strict=True, **broken))
+
+
+def test_cache_serves_the_second_run_and_a_refresh_reads_again(emulator):
+    seed(emulator)
+    plugin = make_plugin(emulator, cache=True)
+    emulator.clear_log()
+    first = parse(plugin)
+    assert len(emulator.log()) == 2
+    cached = json.dumps(plugin._cache)  # pylint: disable=protected-access
+    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret'):
+        assert secret not in cached
+
+    emulator.clear_log()
+    second = parse(plugin)
+    assert emulator.log() == []
+    assert groups_of(second) == groups_of(first)
+    assert host_vars(second, 'shop.example.com') == host_vars(first, 'shop.example.com')
+
+    create_monitor(emulator, 'new', 'https://new.example.com/')
+    emulator.clear_log()
+    refreshed = parse(plugin, cache=False)  # --flush-cache, or meta: refresh_inventory
+    assert len(emulator.log()) == 2
+    assert 'new.example.com' in refreshed.hosts
+    emulator.clear_log()
+    assert 'new.example.com' in parse(plugin).hosts and emulator.log() == []
+
+
+def test_cache_entries_are_per_service_and_filters(emulator):
+    plugin = make_plugin(emulator)
+    key = plugin._cache_key('/a.uptime.yml', emulator.url, {}, [])  # pylint: disable=protected-access
+    assert key == plugin._cache_key('/a.uptime.yml', emulator.url + '/api/v1/', {}, [])  # pylint: disable=protected-access
+    others = {plugin._cache_key('/b.uptime.yml', emulator.url, {}, []),  # pylint: disable=protected-access
+              plugin._cache_key('/a.uptime.yml', 'https://other.example.com', {}, []),  # pylint: disable=protected-access
+              plugin._cache_key('/a.uptime.yml', emulator.url, {'search': 'x', 'search_by': 'name'}, []),  # pylint: disable=protected-access
+              plugin._cache_key('/a.uptime.yml', emulator.url, {}, ['offline'])}  # pylint: disable=protected-access
+    assert key not in others and len(others) == 4
+    assert PRIMARY_KEY not in key
+
+
+def test_disabled_cache_is_neither_read_nor_written(emulator):
+    seed(emulator)
+    plugin = make_plugin(emulator)
+    parse(plugin)
+    assert plugin._cache == {}  # pylint: disable=protected-access
+
+
+def test_filters_reach_the_request(emulator):
+    ids = seed(emulator)
+    emulator.status_page(PRIMARY_KEY, 7, [ids['blog'], ids['api']])
+    emulator.clear_log()
+    inventory = parse(make_plugin(emulator, status_page_id=7, search='example', search_by='url', status=['online']))
+    assert sorted(inventory.hosts) == ['api.example.com']
+    assert [entry['query'] for entry in emulator.log()] == ['search=example&status_page_id=7&search_by=url&per_page=100']
+
+
+def test_another_account_sees_its_own_monitors(emulator):
+    seed(emulator)
+    create_monitor(emulator, 'theirs', 'https://theirs.example.com/', api_key=OTHER_KEY)
+    inventory = parse(make_plugin(emulator, api_key=OTHER_KEY))
+    assert sorted(inventory.hosts) == ['theirs.example.com']
+
+
+@pytest.mark.parametrize('options, message', [
+    ({'status': ['offline', 'down']}, "status: down is not a monitor status (choose from pending, online, offline, paused, maintenance)"),
+    ({'api_url': None}, 'api_url is required: set the api_url option or the UPTIME_API_URL environment variable'),
+    ({'api_key': ''}, 'api_key is required: set the api_key option or the UPTIME_API_KEY environment variable'),
+    ({'api_url': 'uptime.example.com'}, "api_url: must start with http:// or https://, got 'uptime.example.com'"),
+    ({'timeout': 0}, 'timeout: must be a positive number of seconds, got 0'),
+    ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
+])
+def test_bad_options_fail_before_any_request(emulator, options, message):
+    with pytest.raises(AnsibleParserError) as error:
+        parse(make_plugin(emulator, **options))
+    assert message in str(error.value)
+    assert emulator.log() == []
+
+
+def test_the_account_zone_is_never_read(emulator):
+    """Returned times are UTC: a zone given or not, the plugin does not ask the account for it."""
+    seed(emulator)
+    emulator.clear_log()
+    for zone in (None, 'America/New_York'):
+        parse(make_plugin(emulator, account_timezone=zone))
+    assert '/api/v1/account' not in {entry['path'] for entry in emulator.log()}
+
+
+def test_a_refused_key_fails_without_showing_it(emulator):
+    wrong_key = 'wrong-key-1234567890'
+    with pytest.raises(AnsibleParserError) as error:
+        parse(make_plugin(emulator, api_key=wrong_key))
+    assert 'HTTP 401' in str(error.value) and 'authentication failed' in str(error.value)
+    assert wrong_key not in str(error.value)
+
+
+@pytest.mark.parametrize('name, accepted', [
+    ('uptime.yml', True), ('uptime.yaml', True), ('production.uptime.yml', True), ('a.b.uptime.yaml', True),
+    ('myuptime.yml', False), ('uptime.yml.bak', False), ('inventory.yml', False), ('uptime.json', False),
+])
+def test_verify_file_accepts_the_configuration_names(tmp_path, name, accepted):
+    path = tmp_path / name
+    path.write_text('plugin: uptime.monitoring.monitors\n', encoding='utf-8')
+    assert plugin_module.InventoryModule().verify_file(str(path)) is accepted
+
+
+def test_verify_file_needs_a_readable_file(tmp_path):
+    assert plugin_module.InventoryModule().verify_file(str(tmp_path / 'missing.uptime.yml')) is False
+
+
+def test_templated_connection_options_are_rendered(emulator, monkeypatch):
+    create_monitor(emulator, 'web', 'https://web.example.com/')
+    # The configuration file is trusted as a source of templates (ansible-core 2.19 marks what it reads so).
+    plugin = make_plugin(emulator, api_key=trusted("{{ 'test-key-' ~ 'primary' }}"))
+    captured = {}
+    real_connect = plugin_module.connect
+
+    def spy(options):
+        captured.update(options)
+        return real_connect(options)
+
+    monkeypatch.setattr(plugin_module, 'connect', spy)
+    inventory = parse(plugin)
+    assert captured['api_key'] == PRIMARY_KEY
+    assert list(inventory.hosts) == ['web.example.com']
+
+
+def test_every_monitor_page_is_read_once(emulator):
+    """105 monitors, 3 offline: two pages of monitors and one incident listing."""
+    for number in range(105):
+        monitor_id = create_monitor(emulator, 'm%03d' % number, 'https://host%d.example.com/' % (number % 50))
+        if number % 40 == 0:
+            open_incident(emulator, monitor_id, 600)
+    emulator.clear_log()
+    inventory = parse(make_plugin(emulator))
+    assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
+        ('/api/v1/monitors', 'per_page=100'), ('/api/v1/monitors', 'per_page=100&page=2'),
+        ('/api/v1/incidents', 'sort_by=ended_at&sort=desc&per_page=100')]
+    assert len(inventory.hosts) == 50
+    assert sum(len(host_vars(inventory, host)['uptime_monitors']) for host in inventory.hosts) == 105
+    assert groups_of(inventory)['uptime_offline'] == ['host0.example.com', 'host30.example.com', 'host40.example.com']
