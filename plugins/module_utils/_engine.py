@@ -51,6 +51,8 @@ class Resource:
     always_shown = ()
     list_filters = {}
     lookup_options = {}
+    # Options of a task that are no field: how the task applies its values (argument specs by name).
+    task_options = {}
     default_search_by = None
     create_hint = 'leave id out to create it'
 
@@ -157,12 +159,14 @@ def _folded(name):
 class Engine:
     """Creates, updates and deletes records of one resource for one task."""
 
-    def __init__(self, resource, client, check_mode=False, now=None):
+    def __init__(self, resource, client, check_mode=False, now=None, options=None):
         self.resource = resource
         self.schema = resource.schema
         self.client = client
         self.check_mode = check_mode
         self.now = now or utc_now()
+        # The values of the resource's task_options for this task.
+        self.options = dict(options or {})
 
     def _path(self, record):
         return '%s/%s' % (self.resource.path, record_id(record))

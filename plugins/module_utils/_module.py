@@ -145,6 +145,7 @@ def argument_spec(resource, identity, state_choices=('present', 'absent')):
     """The options of a module that manages one record: its fields, its identity and ``state``."""
     spec = resource.schema.argument_spec()
     spec.update((name, dict(type='int' if name == 'id' else 'str')) for name in identity if name not in spec)
+    spec.update(resource.task_options)
     spec['state'] = dict(type='str', default='present', choices=list(state_choices))
     return spec
 
@@ -156,7 +157,7 @@ def info_argument_spec(resource):
 def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None):
     """The task of a module that manages one record: params in, the module result out."""
     schema, state = resource.schema, params['state']
-    engine = Engine(resource, client, check_mode, now)
+    engine = Engine(resource, client, check_mode, now, {name: params.get(name) for name in resource.task_options})
     desired = schema.checked(params, engine.now) if state != 'absent' else {}
     keys = {}
     for name in identity:
@@ -172,7 +173,11 @@ def ensure_task(resource, client, params, check_mode=False, identity=('id',), ig
     before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
     diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
     view = resource.view(outcome.after, outcome.record, located.context) if outcome.after is not None else {}
-    return {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+    result = {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+    # What the task found to do, when it is not plain from the result (a resource's lookup may say).
+    if located.context.get('message'):
+        result['msg'] = located.context['message']
+    return result
 
 
 def info_task(resource, client, params):

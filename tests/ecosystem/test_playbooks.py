@@ -257,6 +257,37 @@ def test_respond_to_incident_resolve_acknowledges_first(ansible, emulator):
     assert incident['cause'] == 'Certificate expired'
 
 
+def test_respond_to_incident_without_an_incident_says_there_is_nothing_to_do(ansible, emulator):
+    create_monitor(emulator, 'shop')
+    emulator.clear_log()
+    for action in ('acknowledge', 'resolve'):
+        run = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
+                               '-e', 'uptime_incident_action=%s' % action)
+        assert "monitor 'shop' has no incident: nothing to %s" % action in run.output, run
+        assert run.changed() == 0
+    assert emulator.writes() == []
+
+
+def test_respond_to_incident_when_the_incident_already_ended(ansible, emulator):
+    shop = create_monitor(emulator, 'shop')
+    past = create_incident(emulator, shop['id'], '2026-01-10T08:00:00', ended_at='2026-01-10T09:00:00', comment='Fixed')
+    emulator.clear_log()
+
+    # Nothing asked to record: nothing to do, said plainly.
+    plain = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop')
+    assert "monitor 'shop' has no ongoing incident: nothing to acknowledge" in plain.output, plain
+    assert 'is resolved' not in plain.output
+
+    # A comment that cannot be recorded fails the run, naming the incident, instead of a green run that drops it.
+    commented = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
+                                 '-e', '{"uptime_incident_comment": "On it"}', check=False)
+    assert commented.rc != 0, commented
+    assert 'no ongoing incident to acknowledge: its latest incident (id %d) ended at' % past['id'] in commented.output
+    assert 'comment would not be recorded' in commented.output
+    assert emulator.writes() == []
+    assert emulator.api('GET', '/api/v1/incidents/%d' % past['id']).json['data']['comment'] == 'Fixed'
+
+
 def test_respond_to_incident_checks_its_input(ansible, emulator):
     run = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_incident_action=close', check=False)
     assert run.rc != 0
