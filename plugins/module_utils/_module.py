@@ -72,22 +72,34 @@ class _CensoringModule(AnsibleModule):
     values of nested options, and its failure result echoes the arguments.
     """
 
-    def __init__(self, secret_names, **kwargs):
+    def __init__(self, secret_names, precheck=None, **kwargs):
         self._secret_names = secret_names
+        self._precheck = precheck
         super().__init__(**kwargs)
 
     def _load_params(self):
         super()._load_params()
         self.no_log_values.update(raw_secrets(self.params, self._secret_names))
 
+    def _set_internal_properties(self):
+        # The last step before Ansible validates the arguments: a module's own check of the arguments as given
+        # runs here, so that its messages (naming a nested entry, say) come first.
+        super()._set_internal_properties()
+        if self._precheck is not None:
+            try:
+                self._precheck(self.params)
+            except ValidationError as exc:
+                self.fail_json(msg=str(exc), field=exc.field)
+
 
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
-    def __init__(self, argument_spec, supports_check_mode=True, **kwargs):
+    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, **kwargs):
+        """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them."""
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
-        self.ansible = _CensoringModule(no_log_option_names(spec), argument_spec=spec,
+        self.ansible = _CensoringModule(no_log_option_names(spec), precheck, argument_spec=spec,
                                         supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode

@@ -340,13 +340,14 @@ requests:
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     MONITORS_ARGSPEC,
     MonitorSync,
+    check_entries,
     client_factory,
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 
 
 def main():
-    module = UptimeModule(MONITORS_ARGSPEC)
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'])
 
     def action():
