@@ -30,6 +30,8 @@ MAX_WORKERS = 32
 # Failures that every further write would repeat: stop sending when one is seen.
 FATAL_STATUSES = (401, 403)
 REQUIRED_WHEN_REPLACING = [field.name for field in MONITOR.fields if field.required]
+# Check mode writes nothing: its diff and counts are a plan, and say so.
+PLANNED_HEADER = 'planned changes (check mode: nothing was written)'
 
 
 def config_argument_spec():
@@ -350,6 +352,7 @@ class MonitorSync:
             not_attempted=0 if self.check_mode else len([a for a in actions if a.writes and not a.attempted]),
             total=len(views),
             requests=self.request_count,
+            planned=self.check_mode,
         )
         reports = [action.report(self.check_mode) for action in actions if action.writes]
         diff_before, diff_after = {}, {}
@@ -365,7 +368,8 @@ class MonitorSync:
             after=sorted(views.values(), key=_name_key),
             summary=summary,
             changes=reports,
-            diff=dict(before=diff_before, after=diff_after),
+            diff=dict(before=diff_before, after=diff_after, before_header='monitors on the service',
+                      after_header=PLANNED_HEADER if self.check_mode else 'monitors after the sync'),
         )
         if failed or summary['not_attempted']:
             result['failed'] = True

@@ -60,9 +60,14 @@ def test_sync_check_mode_and_secrets_through_the_module(emulator, capsys):
     assert planned['rc'] == 0 and planned['changed'] is True
     assert planned['summary']['created'] == 2
     assert emulator.writes() == []
+    # A plan says it is one, in the counts and in the diff's header.
+    assert planned['summary']['planned'] is True
+    assert planned['diff']['after_header'] == 'planned changes (check mode: nothing was written)'
+    assert planned['diff']['before_header'] == 'monitors on the service'
 
-    done = run_module(capsys, config=config, **connection(emulator))
+    done = run_module(capsys, config=config, _ansible_diff=True, **connection(emulator))
     assert done['changed'] is True and done['summary']['created'] == 2
+    assert done['summary']['planned'] is False and done['diff']['after_header'] == 'monitors after the sync'
     assert SECRET not in json.dumps(done)
     assert {view['name']: view['request_auth_password'] for view in done['after']}['shop'] == '********'
 
