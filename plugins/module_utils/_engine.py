@@ -53,6 +53,10 @@ class Resource:
     lookup_options = {}
     # Options of a task that are no field: how the task applies its values (argument specs by name).
     task_options = {}
+    # Time bounds of an info task: option -> (timestamp field, 'since' or 'until'), both ends included.
+    list_bounds = {}
+    # The order the service lists records in when the task asks none: (sort_by, sort).
+    default_order = (None, None)
     default_search_by = None
     create_hint = 'leave id out to create it'
 

@@ -125,6 +125,13 @@ class IncidentResource(Resource):
     )
     lookup_options = dict(monitor=dict(type='str'))
     task_options = dict(comment_mode=dict(type='str', choices=COMMENT_MODES, default='replace'))
+    list_bounds = dict(
+        started_since=('started_at', 'since'),
+        started_until=('started_at', 'until'),
+        ended_since=('ended_at', 'since'),
+        ended_until=('ended_at', 'until'),
+    )
+    default_order = ('ended_at', 'desc')
     # interface.md's default search_by (url) is not an allowed value: always send one.
     default_search_by = 'monitor'
 

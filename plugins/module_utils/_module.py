@@ -12,7 +12,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
 from ._engine import Engine
-from ._resource import ValidationError, is_sensitive_name, to_text
+from ._resource import MISSING, ValidationError, is_sensitive_name, to_text, to_utc_timestamp
 
 CONNECTION_ARGSPEC = dict(
     api_url=dict(type='str', fallback=(env_fallback, ['UPTIME_API_URL'])),
@@ -163,7 +163,61 @@ def argument_spec(resource, identity, state_choices=('present', 'absent')):
 
 
 def info_argument_spec(resource):
-    return dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
+    spec = dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
+    spec.update((option, dict(type='str')) for option in resource.list_bounds)
+    return spec
+
+
+class TimeBounds:
+    """The time bounds of an info task, checked before any request, applied to each record while paging."""
+
+    def __init__(self, resource, params, query):
+        self.schema = resource.schema
+        self.bounds = [(field, side, to_utc_timestamp(params[option], option), option)
+                       for option, (field, side) in resource.list_bounds.items() if params.get(option) is not None]
+        for field, side, instant, option in self.bounds:
+            for other_field, other_side, other_instant, other in self.bounds:
+                if (other_field, side, other_side) == (field, 'since', 'until') and instant > other_instant:
+                    raise ValidationError(option, 'must not be after %s (%s UTC), got %s UTC'
+                                          % (other, other_instant, instant))
+        default_sort_by, default_sort = resource.default_order
+        self.sort_by = query.get('sort_by') or default_sort_by
+        self.descending = (query.get('sort') or default_sort) == 'desc'
+
+    def _value(self, record, field):
+        value = self.schema.by_name[field].from_record(record)
+        return None if value is MISSING else value
+
+    def admit(self, record):
+        """Whether ``record`` lies within every bound (a record without the bounded time does not)."""
+        for field, side, instant, dummy in self.bounds:
+            value = self._value(record, field)
+            if value is None or (value < instant if side == 'since' else value > instant):
+                return False
+        return True
+
+    def passed(self, record):
+        """Whether the list, in its order, has passed a bound: no later record can lie within it."""
+        for field, side, instant, dummy in self.bounds:
+            if field != self.sort_by or side != ('since' if self.descending else 'until'):
+                continue
+            value = self._value(record, field)
+            if value is not None and (value < instant if self.descending else value > instant):
+                return True
+        return False
+
+    def read(self, client, path, query, limit):
+        """The records of every page within the bounds, up to ``limit``; stops at the page that passed a bound."""
+        found = []
+        for records in client.iter_pages(path, query):
+            for record in records:
+                if self.passed(record):
+                    return found
+                if self.admit(record):
+                    found.append(record)
+                    if limit is not None and len(found) >= limit:
+                        return found
+        return found
 
 
 def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None):
@@ -197,17 +251,18 @@ def info_task(resource, client, params):
     if params.get('limit') is not None and params['limit'] < 1:
         raise ValidationError('limit', 'must be 1 or more, got %s' % params['limit'])
     lookups = {name: params.get(name) for name in resource.lookup_options}
+    query = {name: params[name] for name in QUERY_OPTIONS + tuple(resource.list_filters)
+             if params.get(name) is not None}
+    if 'search' in query:
+        query['search_by'] = query.get('search_by') or resource.default_search_by
+    else:
+        query.pop('search_by', None)
+    bounds = TimeBounds(resource, params, query)
     if params.get('id') is not None:
         records = [resource.get(client, params['id'])]
     else:
-        query = {name: params[name] for name in QUERY_OPTIONS + tuple(resource.list_filters)
-                 if params.get(name) is not None}
-        if 'search' in query:
-            query['search_by'] = query.get('search_by') or resource.default_search_by
-        else:
-            query.pop('search_by', None)
         records = resource.narrow(client, lookups, query)
         if records is None:
-            records = client.list(resource.path, query, limit=params.get('limit'))
-    views = [resource.record_view(record) for record in records if record is not None]
+            records = bounds.read(client, resource.path, query, params.get('limit'))
+    views = [resource.record_view(record) for record in records if record is not None and bounds.admit(record)]
     return dict({'changed': False, resource.plural: views}, **resource.info_extras(views, lookups))
