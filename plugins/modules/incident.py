@@ -143,11 +143,6 @@ EXAMPLES = r'''
     comment_mode: append
   register: resolved
 
-- name: Open an incident of the shop monitor now (or find the one ongoing)
-  uptime.monitoring.incident:
-    monitor: shop
-    cause: Payment provider unreachable
-
 - name: Record a past incident with its end, by monitor id and a local time
   uptime.monitoring.incident:
     monitor_id: 7
@@ -159,6 +154,11 @@ EXAMPLES = r'''
   uptime.monitoring.incident:
     id: "{{ resolved.incident.id }}"
     state: absent
+
+- name: Open an incident of the shop monitor now (or find the one ongoing)
+  uptime.monitoring.incident:
+    monitor: shop
+    cause: Payment provider unreachable
 '''
 
 RETURN = r'''
