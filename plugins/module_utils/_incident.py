@@ -264,9 +264,10 @@ class IncidentResource(Resource):
             before = INCIDENT.current(latest) if latest is not None else None
             # What the task asks beyond the monitor and the start this lookup defaulted.
             asked = {name: value for name, value in desired.items() if name not in ('monitor_id', 'started_at')}
-            if engine.options.get('comment_mode') == 'append' and asked.get('comment') is not None:
-                base = before.get('comment') if before is not None else None
-                asked['comment'] = with_comment_entry(base, asked['comment'], engine.now)
+            # Appending to the latest incident is no change when its comment already holds the text.
+            if (engine.options.get('comment_mode') == 'append' and before is not None
+                    and has_comment_entry(before.get('comment'), asked.get('comment'))):
+                asked['comment'] = before['comment']
             unrecorded = sorted(INCIDENT.differences(asked, before) if before is not None
                                 else (name for name, value in asked.items() if value is not None))
             if state in STATE_TIMESTAMPS:

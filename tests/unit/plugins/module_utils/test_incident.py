@@ -457,3 +457,11 @@ def test_stringly_answers_compare_equal(emulator, client, monitor_id):
     same, dummy, writes = run(emulator, client, monitor_id=monitor_id, cause='db')
     assert not same['changed'] and same['incident']['id'] == incident_id and not writes
     assert same['incident']['monitor_id'] == monitor_id
+
+
+def test_appending_with_nothing_ongoing_says_there_is_nothing_to_acknowledge(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T11:00:00', comment='x' * 1020)
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it', comment_mode='append')
+    assert caught.value.field == 'comment' and 'no ongoing incident to acknowledge' in str(caught.value)
+    assert not emulator.writes()
