@@ -175,11 +175,11 @@ class TimeBounds:
         self.schema = resource.schema
         self.bounds = [(field, side, to_utc_timestamp(params[option], option), option)
                        for option, (field, side) in resource.list_bounds.items() if params.get(option) is not None]
+        since = {field: (instant, option) for field, side, instant, option in self.bounds if side == 'since'}
         for field, side, instant, option in self.bounds:
-            for other_field, other_side, other_instant, other in self.bounds:
-                if (other_field, side, other_side) == (field, 'since', 'until') and instant > other_instant:
-                    raise ValidationError(option, 'must not be after %s (%s UTC), got %s UTC'
-                                          % (other, other_instant, instant))
+            if side == 'until' and field in since and since[field][0] > instant:
+                raise ValidationError(since[field][1], 'must not be after %s (%s UTC), got %s UTC'
+                                      % (option, instant, since[field][0]))
         default_sort_by, default_sort = resource.default_order
         self.sort_by = query.get('sort_by') or default_sort_by
         self.descending = (query.get('sort') or default_sort) == 'desc'

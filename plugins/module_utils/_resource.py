@@ -229,8 +229,8 @@ class Field:
     def check_choice(self, value):
         """Refuse a value outside ``choices`` (the argument spec of a nested option is not the only gate)."""
         if self.choices and value is not None and value not in self.choices:
-            raise ValidationError(self.name, 'must be one of %s, got %r' % (', '.join(str(choice) for choice in self.choices),
-                                                                           value))
+            allowed = ', '.join(str(choice) for choice in self.choices)
+            raise ValidationError(self.name, 'must be one of %s, got %r' % (allowed, value))
 
     def shown(self, value):
         """A value in a message; a timestamp says its zone."""
