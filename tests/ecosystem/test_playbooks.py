@@ -38,6 +38,8 @@ DEPLOY_TASKS = '''\
   register: during_deploy
 
 - name: Record it
+  # Hosts of one batch run this at the same time: one writer at a time, or a line may be lost.
+  throttle: 1
   ansible.builtin.lineinfile:
     path: "{{ deploy_record }}"
     line: "{{ {'host': inventory_hostname, 'monitor': during_deploy.monitors | first | default(none)} | to_json }}"
