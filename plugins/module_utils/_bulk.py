@@ -30,6 +30,8 @@ MAX_WORKERS = 32
 # Failures that every further write would repeat: stop sending when one is seen.
 FATAL_STATUSES = (401, 403)
 REQUIRED_WHEN_REPLACING = [field.name for field in MONITOR.fields if field.required]
+# Check mode writes nothing: its diff and counts are a plan, and say so.
+PLANNED_HEADER = 'planned changes (check mode: nothing was written)'
 
 
 def config_argument_spec():
@@ -115,9 +117,60 @@ class Action:
 
 
 def _prefixed(exc, index, name):
+    """The one way an error about a ``config`` entry is told: ``config[i].<field>: ... (monitor 'name')``."""
     message = str(exc)[len(exc.field) + 2:]
     where = ' (monitor %r)' % name if name else ''
     return ValidationError('config[%d].%s' % (index, exc.field), message + where)
+
+
+def check_entry(index, item):
+    """Refuse what the argument spec of ``config`` would refuse in one entry as given, naming the entry.
+
+    Runs on the arguments before Ansible validates them (see ``main`` of the
+    monitors module), so that a wrong option, type or choice in an entry is
+    told with ``config[i]`` and the monitor's name, like every other refusal.
+    """
+    if not isinstance(item, dict):
+        raise ValidationError('config[%d]' % index, 'must be a dict of monitor options, got a %s'
+                              % type(item).__name__)
+    raw_name = item.get('name')
+    name = to_text(raw_name) if isinstance(raw_name, (str, int)) else None
+    try:
+        unknown = sorted(str(key) for key in set(item) - set(MONITOR.by_name))
+        if unknown:
+            raise ValidationError(unknown[0], 'is not an option of a monitor (the options are %s)'
+                                  % ', '.join(MONITOR.by_name))
+        if name is None:
+            raise ValidationError('name', 'is required: every entry names the monitor it describes')
+        for option, value in item.items():
+            field = MONITOR.by_name[option]
+            if value is None:
+                continue
+            if field.kind == 'pairs':
+                _check_pairs_shape(field, value)
+            field.check_choice(field.normalise(value))
+    except ValidationError as exc:
+        raise _prefixed(exc, index, name)
+
+
+def _check_pairs_shape(field, value):
+    items = value if isinstance(value, list) else [value]
+    for position, pair in enumerate(items):
+        where = '%s[%d]' % (field.name, position)
+        if not isinstance(pair, dict) or set(pair) != {'key', 'value'}:
+            keys = ', '.join(sorted(str(key) for key in pair)) if isinstance(pair, dict) else type(pair).__name__
+            raise ValidationError(where, 'must be a dict with exactly key and value, got %s' % keys)
+        if field.item_key_choices and pair['key'] not in field.item_key_choices:
+            raise ValidationError(where + '.key', 'must be one of %s, got %r'
+                                  % (', '.join(field.item_key_choices), pair['key']))
+
+
+def check_entries(params):
+    """:func:`check_entry` for every entry of ``params['config']`` as given (anything else is Ansible's)."""
+    config = params.get('config')
+    if isinstance(config, list):
+        for index, item in enumerate(config):
+            check_entry(index, item)
 
 
 def desired_state(item, state):
@@ -140,6 +193,7 @@ def validate_config(state, config, hide=lambda values: None, zone=None):
     wanted = []
     listed = {}
     for index, item in enumerate(config):
+        check_entry(index, {option: value for option, value in item.items() if value is not None})
         name = to_text(item.get('name'))
         if name in listed:
             raise ValidationError('config[%d].name' % index, 'monitor %r is listed twice (also at config[%d])'
@@ -313,6 +367,7 @@ class MonitorSync:
             not_attempted=0 if self.check_mode else len([a for a in actions if a.writes and not a.attempted]),
             total=len(views),
             requests=self.request_count,
+            planned=self.check_mode,
         )
         reports = [action.report(self.check_mode) for action in actions if action.writes]
         diff_before, diff_after = {}, {}
@@ -328,7 +383,8 @@ class MonitorSync:
             after=sorted(views.values(), key=_name_key),
             summary=summary,
             changes=reports,
-            diff=dict(before=diff_before, after=diff_after),
+            diff=dict(before=diff_before, after=diff_after, before_header='monitors on the service',
+                      after_header=PLANNED_HEADER if self.check_mode else 'monitors after the sync'),
         )
         if failed or summary['not_attempted']:
             result['failed'] = True

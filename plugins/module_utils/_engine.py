@@ -57,6 +57,12 @@ class Resource:
     always_shown = ()
     list_filters = {}
     lookup_options = {}
+    # Options of a task that are no field: how the task applies its values (argument specs by name).
+    task_options = {}
+    # Time bounds of an info task: option -> (timestamp field, 'since' or 'until'), both ends included.
+    list_bounds = {}
+    # The order the service lists records in when the task asks none: (sort_by, sort).
+    default_order = (None, None)
     default_search_by = None
     create_hint = 'leave id out to create it'
     # Read-only values the service gives every new record, which a create answer may lack.
@@ -165,13 +171,15 @@ def _folded(name):
 class Engine:
     """Creates, updates and deletes records of one resource for one task."""
 
-    def __init__(self, resource, client, check_mode=False, now=None, zone=None):
+    def __init__(self, resource, client, check_mode=False, now=None, zone=None, options=None):
         self.resource = resource
         self.schema = resource.schema
         self.client = client
         self.check_mode = check_mode
         self.now = now or utc_now()
         self.zone = zone or account_zone(client)
+        # The values of the resource's task_options for this task.
+        self.options = dict(options or {})
 
     def _path(self, record):
         return '%s/%s' % (self.resource.path, record_id(record))

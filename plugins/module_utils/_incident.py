@@ -15,6 +15,7 @@ before anything is sent instead of reporting a change the service would drop.
 from __future__ import annotations
 
 import datetime
+import re
 
 from ._engine import Located, Outcome, Resource
 from ._monitor import MONITORS
@@ -36,6 +37,8 @@ STATE_TIMESTAMPS = {'acknowledged': 'acknowledged_at', 'resolved': 'ended_at'}
 # The ongoing incident, if any, is the latest started one: a small page is enough.
 ONGOING_PAGE_SIZE = 10
 LOOKUP_PAGE_SIZE = 100
+COMMENT_MODES = ['replace', 'append']
+STATE_VERBS = {'acknowledged': 'acknowledge', 'resolved': 'resolve'}
 
 
 def nested_monitor(record):
@@ -59,6 +62,33 @@ INCIDENT = Schema([
     Field('cause', max_length=255),
     Field('comment', max_length=1024),
 ])
+
+
+def has_comment_entry(comment, text):
+    """Whether ``comment`` already holds ``text``: as the whole comment, or as a line, time-stamped or not."""
+    if not comment or not text:
+        return False
+    return re.search(r'(?:^|\n)(?:\[[^\]\n]*\] )?%s(?:\n|$)' % re.escape(text), comment) is not None
+
+
+def with_comment_entry(comment, text, now):
+    """``comment`` with ``text`` appended on a new line after a time stamp; unchanged when it already holds it.
+
+    An empty comment becomes ``text`` alone: the incident's own times date it.
+    """
+    if text is None or has_comment_entry(comment, text):
+        return comment
+    if not comment:
+        return text
+    appended = '%s\n[%s] %s' % (comment, now.strftime(UTC_FORMAT), text)
+    field = INCIDENT.by_name['comment']
+    try:
+        field.validate(appended)
+    except ValidationError as exc:
+        raise ValidationError('comment', '%s (the existing comment with the new entry appended); use '
+                                         'comment_mode=replace, or shorten the existing comment'
+                              % str(exc)[len('comment: '):])
+    return appended
 
 
 def derived_status(values):
@@ -94,6 +124,14 @@ class IncidentResource(Resource):
         sort_by=dict(type='str', choices=['started_at', 'ended_at']),
     )
     lookup_options = dict(monitor=dict(type='str'))
+    task_options = dict(comment_mode=dict(type='str', choices=COMMENT_MODES, default='replace'))
+    list_bounds = dict(
+        started_since=('started_at', 'since'),
+        started_until=('started_at', 'until'),
+        ended_since=('ended_at', 'since'),
+        ended_until=('ended_at', 'until'),
+    )
+    default_order = ('ended_at', 'desc')
     # interface.md's default search_by (url) is not an allowed value: always send one.
     default_search_by = 'monitor'
 
@@ -195,53 +233,94 @@ class IncidentResource(Resource):
     # -- hooks of the engine ----------------------------------------------------
 
     def prepare(self, engine, desired, located, state='present'):
-        """The monitor found on the way, and the timestamp the state sets to now when the incident has none."""
+        """The values to apply: the state's timestamp, ``started_at`` of a new incident, an appended comment.
+
+        ``started_at`` defaults to now when a task without it finds no ongoing
+        incident and may open one (``state=present``); acknowledged and
+        resolved never open an incident, see :meth:`settle_missing`.
+        """
         if 'unknown_monitor' in located.context:
             raise ValidationError('monitor', 'no monitor is named %r' % located.context['unknown_monitor'])
         wanted = dict(desired)
-        stamp = STATE_TIMESTAMPS.get(state)
-        current = INCIDENT.current(located.record) if located.record is not None else {}
-        if stamp is not None and stamp not in wanted and current.get(stamp) is None:
-            wanted[stamp] = engine.now.strftime(UTC_FORMAT)
+        now = engine.now.strftime(UTC_FORMAT)
         if located.record is None:
             wanted['monitor_id'] = located.context['monitor_id']
+            if located.context.get('ongoing'):
+                if state == 'present':
+                    wanted['started_at'] = now
+                # Nothing found to stamp: settle_missing says what the task may still do.
+                return wanted
+        current = INCIDENT.current(located.record) if located.record is not None else {}
+        stamp = STATE_TIMESTAMPS.get(state)
+        if stamp is not None and stamp not in wanted and current.get(stamp) is None:
+            wanted[stamp] = now
+        if engine.options.get('comment_mode') == 'append' and wanted.get('comment') is not None:
+            wanted['comment'] = with_comment_entry(current.get('comment'), wanted['comment'], engine.now)
         return wanted
 
     def settle_missing(self, engine, desired, located, state='present'):
         """No incident found: what a task addressed to the monitor alone may still do, or the checks to open one.
 
-        Without an ongoing incident, a task that acknowledges or resolves has
-        nothing left to do: the incident it was about has ended. This keeps
-        re-runs of "acknowledge / resolve the current incident of monitor X"
-        idempotent, whatever later tasks recorded on that incident. Any other
-        task must already match the latest incident: it fails rather than
-        change a past incident, or open one without ``started_at``.
+        Without an ongoing incident, the monitor's latest incident decides:
+
+        - a task that asks nothing the latest incident does not already hold
+          (a re-run after the incident ended, or ``state=acknowledged`` /
+          ``resolved`` with nothing else) changes nothing, and says why in
+          ``msg``: re-runs of "acknowledge / resolve the current incident of
+          monitor X" stay green and idempotent;
+        - ``state=acknowledged`` / ``resolved`` asking for a cause, comment or
+          time the latest incident does not hold fails, naming that incident:
+          there is nothing to acknowledge or resolve, and the values would
+          otherwise be dropped while the task looks done;
+        - ``state=present`` opens a new incident, started now.
         """
         context = located.context
         latest = context['latest']
         monitor_text = repr(context['monitor']['name']) if context['monitor'] else 'id %s' % context['monitor_id']
         if context['ongoing']:
             before = INCIDENT.current(latest) if latest is not None else None
+            # What the task asks beyond the monitor and the start this lookup defaulted.
+            asked = {name: value for name, value in desired.items() if name not in ('monitor_id', 'started_at')}
+            # Appending to the latest incident is no change when its comment already holds the text.
+            if (engine.options.get('comment_mode') == 'append' and before is not None
+                    and has_comment_entry(before.get('comment'), asked.get('comment'))):
+                asked['comment'] = before['comment']
+            unrecorded = sorted(INCIDENT.differences(asked, before) if before is not None
+                                else (name for name, value in asked.items() if value is not None))
             if state in STATE_TIMESTAMPS:
+                return self._nothing_ongoing(STATE_VERBS[state], unrecorded, before, latest, context, monitor_text)
+            if before is not None and not unrecorded:
+                context['message'] = ('monitor %s has no ongoing incident and its latest incident (id %s, ended at %s) '
+                                      'already holds what the task asks: no incident opened'
+                                      % (monitor_text, record_id(latest), self._shown_end(before)))
                 return Outcome(False, before, before, latest)
-            hint = 'give started_at to open a new incident, or id to change a past one'
-            if latest is None:
-                raise ValidationError('started_at', 'monitor %s has no ongoing incident and no incident at all: %s'
-                                      % (monitor_text, hint))
-            wanted = {name: value for name, value in desired.items() if name != 'monitor_id'}
-            changes = INCIDENT.differences(wanted, before)
-            if changes:
-                raise ValidationError(sorted(changes)[0], 'monitor %s has no ongoing incident; its latest incident '
-                                      '%s ended at %s and differs in %s: %s'
-                                      % (monitor_text, record_id(latest), before.get('ended_at'),
-                                         ', '.join(sorted(changes)), hint))
-            return Outcome(False, before, before, latest)
         self._check_can_open(desired, latest, monitor_text)
         if engine.check_mode and context['monitor'] is None:
             context['monitor'] = MONITORS.get(engine.client, context['monitor_id'])
             if context['monitor'] is None:
                 raise ValidationError('monitor_id', 'no monitor has the id %s' % context['monitor_id'])
         return None
+
+    @staticmethod
+    def _shown_end(values):
+        return INCIDENT.by_name['ended_at'].shown(values.get('ended_at'))
+
+    def _nothing_ongoing(self, verb, unrecorded, before, latest, context, monitor_text):
+        """Acknowledging or resolving the current incident of a monitor that has none."""
+        hint = ('give id to change a past incident, or started_at to open a new one')
+        if before is None:
+            if unrecorded:
+                raise ValidationError(unrecorded[0], 'monitor %s has no incident: nothing to %s, so %s would not be '
+                                                     'recorded: %s' % (monitor_text, verb, ', '.join(unrecorded), hint))
+            context['message'] = 'monitor %s has no incident: nothing to %s' % (monitor_text, verb)
+            return Outcome(False, None, None, None)
+        where = 'its latest incident (id %s) ended at %s' % (record_id(latest), self._shown_end(before))
+        if unrecorded:
+            raise ValidationError(unrecorded[0], 'monitor %s has no ongoing incident to %s: %s, and %s would not be '
+                                                 'recorded on it: %s' % (monitor_text, verb, where,
+                                                                         ', '.join(unrecorded), hint))
+        context['message'] = 'monitor %s has no ongoing incident: nothing to %s (%s)' % (monitor_text, verb, where)
+        return Outcome(False, before, before, latest)
 
     @staticmethod
     def _check_can_open(desired, latest, monitor_text):

@@ -12,7 +12,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient, ca_path_problem
 from ._engine import Engine, account_zone
-from ._resource import ValidationError, is_sensitive_name, to_text
+from ._resource import MISSING, ValidationError, is_local, is_sensitive_name, to_text, to_utc_timestamp
 
 # The environment variables the connection options fall back to (also in the doc fragment, and the AWX credential type).
 CONNECTION_ENV = dict(api_url='UPTIME_API_URL', api_key='UPTIME_API_KEY', validate_certs='UPTIME_VALIDATE_CERTS',
@@ -102,22 +102,34 @@ class _CensoringModule(AnsibleModule):
     values of nested options, and its failure result echoes the arguments.
     """
 
-    def __init__(self, secret_names, **kwargs):
+    def __init__(self, secret_names, precheck=None, **kwargs):
         self._secret_names = secret_names
+        self._precheck = precheck
         super().__init__(**kwargs)
 
     def _load_params(self):
         super()._load_params()
         self.no_log_values.update(raw_secrets(self.params, self._secret_names))
 
+    def _set_internal_properties(self):
+        # The last step before Ansible validates the arguments: a module's own check of the arguments as given
+        # runs here, so that its messages (naming a nested entry, say) come first.
+        super()._set_internal_properties()
+        if self._precheck is not None:
+            try:
+                self._precheck(self.params)
+            except ValidationError as exc:
+                self.fail_json(msg=str(exc), field=exc.field)
+
 
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
-    def __init__(self, argument_spec, supports_check_mode=True, **kwargs):
+    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, **kwargs):
+        """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them."""
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
-        self.ansible = _CensoringModule(no_log_option_names(spec), argument_spec=spec,
+        self.ansible = _CensoringModule(no_log_option_names(spec), precheck, argument_spec=spec,
                                         supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
@@ -146,7 +158,7 @@ class UptimeModule:
                                      self.hide, zone=self.zone))
 
     def info(self, resource):
-        self.run(lambda: info_task(resource, self.client, self.params))
+        self.run(lambda: info_task(resource, self.client, self.params, self.zone))
 
     def run(self, action):
         """Call ``action()`` (returning the result dict) and exit; failures become clear messages."""
@@ -167,19 +179,86 @@ def argument_spec(resource, identity, state_choices=('present', 'absent')):
     """The options of a module that manages one record: its fields, its identity and ``state``."""
     spec = resource.schema.argument_spec()
     spec.update((name, dict(type='int' if name == 'id' else 'str')) for name in identity if name not in spec)
+    spec.update(resource.task_options)
     spec['state'] = dict(type='str', default='present', choices=list(state_choices))
     return spec
 
 
 def info_argument_spec(resource):
-    return dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
+    spec = dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
+    spec.update((option, dict(type='str')) for option in resource.list_bounds)
+    return spec
+
+
+class TimeBounds:
+    """The time bounds of an info task, checked before any request, applied to each record while paging."""
+
+    def __init__(self, resource, params, query, zone=None):
+        self.schema = resource.schema
+        given = [(field, side, params[option], option) for option, (field, side) in resource.list_bounds.items()
+                 if params.get(option) is not None]
+        # Two local times, or two instants, keep their order whatever the zone: refused before it is read.
+        self._refuse_inverted([(field, side, to_utc_timestamp(value, option), option, is_local(value, option))
+                               for field, side, value, option in given], same_kind=True)
+        self.bounds = [(field, side, to_utc_timestamp(value, option, zone), option)
+                       for field, side, value, option in given]
+        self._refuse_inverted([bound + (None,) for bound in self.bounds])
+        default_sort_by, default_sort = resource.default_order
+        self.sort_by = query.get('sort_by') or default_sort_by
+        self.descending = (query.get('sort') or default_sort) == 'desc'
+
+    @staticmethod
+    def _refuse_inverted(bounds, same_kind=False):
+        since = {field: (instant, option, kind) for field, side, instant, option, kind in bounds if side == 'since'}
+        for field, side, instant, option, kind in bounds:
+            if side != 'until' or field not in since or (same_kind and since[field][2] != kind):
+                continue
+            if since[field][0] > instant:
+                raise ValidationError(since[field][1], 'must not be after %s (%s), got %s'
+                                      % (option, instant, since[field][0]))
+
+    def _value(self, record, field):
+        value = self.schema.by_name[field].from_record(record)
+        return None if value is MISSING else value
+
+    def admit(self, record):
+        """Whether ``record`` lies within every bound (a record without the bounded time does not)."""
+        for field, side, instant, dummy in self.bounds:
+            value = self._value(record, field)
+            if value is None or (value < instant if side == 'since' else value > instant):
+                return False
+        return True
+
+    def passed(self, record):
+        """Whether the list, in its order, has passed a bound: no later record can lie within it."""
+        for field, side, instant, dummy in self.bounds:
+            if field != self.sort_by or side != ('since' if self.descending else 'until'):
+                continue
+            value = self._value(record, field)
+            if value is not None and (value < instant if self.descending else value > instant):
+                return True
+        return False
+
+    def read(self, client, path, query, limit):
+        """The records of every page within the bounds, up to ``limit``; stops at the page that passed a bound."""
+        found = []
+        for records in client.iter_pages(path, query):
+            for record in records:
+                if self.passed(record):
+                    return found
+                if self.admit(record):
+                    found.append(record)
+                    if limit is not None and len(found) >= limit:
+                        return found
+        return found
 
 
 def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None,
                 zone=None):
     """The task of a module that manages one record: params in, the module result out."""
     schema, state = resource.schema, params['state']
-    engine = Engine(resource, client, check_mode, now, zone)
+    engine = Engine(resource, client, check_mode, now, zone,
+                    {name: params.get(name) for name in resource.task_options})
     desired = schema.checked(params, engine.now, zone=engine.zone) if state != 'absent' else {}
     keys = {}
     for name in identity:
@@ -195,25 +274,30 @@ def ensure_task(resource, client, params, check_mode=False, identity=('id',), ig
     before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
     diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
     view = resource.view(outcome.after, outcome.record, located.context) if outcome.after is not None else {}
-    return {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+    result = {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+    # What the task found to do, when it is not plain from the result (a resource's lookup may say).
+    if located.context.get('message'):
+        result['msg'] = located.context['message']
+    return result
 
 
-def info_task(resource, client, params):
+def info_task(resource, client, params, zone=None):
     """The task of an info module: one record by id, a lookup, or every page of a filtered list."""
     if params.get('limit') is not None and params['limit'] < 1:
         raise ValidationError('limit', 'must be 1 or more, got %s' % params['limit'])
     lookups = {name: params.get(name) for name in resource.lookup_options}
+    query = {name: params[name] for name in QUERY_OPTIONS + tuple(resource.list_filters)
+             if params.get(name) is not None}
+    if 'search' in query:
+        query['search_by'] = query.get('search_by') or resource.default_search_by
+    else:
+        query.pop('search_by', None)
+    bounds = TimeBounds(resource, params, query, zone)
     if params.get('id') is not None:
         records = [resource.get(client, params['id'])]
     else:
-        query = {name: params[name] for name in QUERY_OPTIONS + tuple(resource.list_filters)
-                 if params.get(name) is not None}
-        if 'search' in query:
-            query['search_by'] = query.get('search_by') or resource.default_search_by
-        else:
-            query.pop('search_by', None)
         records = resource.narrow(client, lookups, query)
         if records is None:
-            records = client.list(resource.path, query, limit=params.get('limit'))
-    views = [resource.record_view(record) for record in records if record is not None]
+            records = bounds.read(client, resource.path, query, params.get('limit'))
+    views = [resource.record_view(record) for record in records if record is not None and bounds.admit(record)]
     return dict({'changed': False, resource.plural: views}, **resource.info_extras(views, lookups))

@@ -71,9 +71,10 @@ def to_bool(value, field='value'):
     if isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in ('1', 'true', 'yes', 'on'):
+    # What Ansible's bool type accepts.
+    if text in ('1', 'true', 'yes', 'on', 'y', 't', '1.0'):
         return True
-    if text in ('0', 'false', 'no', 'off'):
+    if text in ('0', 'false', 'no', 'off', 'n', 'f', '0.0'):
         return False
     raise ValidationError(field, 'expected a boolean, got %r' % (value,))
 
@@ -91,6 +92,11 @@ def parse_timestamp(value, field='value'):
         raise ValidationError(field, '%r is not a timestamp: use Y-m-dTH:i:s for the account\'s local time '
                                      '(2026-01-31T23:00:00) or ISO 8601 with an offset for an instant '
                                      '(2026-01-31T23:00:00Z, 2026-01-31T23:00:00+01:00)' % (value,))
+
+
+def is_local(value, field='value'):
+    """Whether a timestamp as given is a local time (it has no offset), not an instant."""
+    return parse_timestamp(value, field).tzinfo is None
 
 
 def utc_text(moment):
@@ -285,6 +291,7 @@ class Field:
             if self.required:
                 raise ValidationError(self.name, self._length_rule(0) if self.max_length else 'cannot be empty')
             return
+        self.check_choice(value)
         if self.kind == 'str' and self.max_length is not None and not (self.min_length or 0) <= len(value) <= self.max_length:
             raise ValidationError(self.name, self._length_rule(len(value)))
         if self.max_items is not None and len(value) > self.max_items:
@@ -296,6 +303,12 @@ class Field:
             if problem is not None:
                 where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
                 raise ValidationError(self.name + where, problem[1])
+
+    def check_choice(self, value):
+        """Refuse a value outside ``choices`` (the argument spec of a nested option is not the only gate)."""
+        if self.choices and value is not None and value not in self.choices:
+            allowed = ', '.join(str(choice) for choice in self.choices)
+            raise ValidationError(self.name, 'must be one of %s, got %r' % (allowed, value))
 
     def shown(self, value):
         """A value in a message; a timestamp says its zone."""

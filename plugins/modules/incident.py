@@ -17,12 +17,17 @@ description:
   - "The incident is found by O(id) when given; otherwise by its monitor and O(started_at); otherwise, with only a monitor,
     it is that monitor's ongoing incident (the one not ended yet), so acknowledging or resolving the current incident
     of a monitor is one task."
-  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) with O(state=acknowledged) or
-    O(state=resolved) has nothing left to do: it reports no change and returns the monitor's latest incident, so
-    re-running tasks that acknowledged and resolved the current incident changes nothing. With O(state=present), such
-    a task must match the latest incident as it is, and fails otherwise rather than change a past incident or open one
+  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) looks at the monitor's latest
+    incident. If that incident already holds every value the task asks (a re-run after the incident ended), the task
+    reports no change, returns that incident and says so in RV(msg): re-running tasks that opened, acknowledged and
+    resolved the current incident changes nothing and does not fail."
+  - "Otherwise, with O(state=acknowledged) or O(state=resolved), there is nothing to acknowledge or resolve: without
+    any other option the task reports no change and says so in RV(msg); with a O(cause), O(comment) or time the latest
+    incident does not hold, it B(fails), naming that incident, rather than drop the values while looking done. Give
+    O(id) to change a past incident, or O(started_at) to open a new one. These states never open an incident
     without O(started_at)."
-  - An incident that is not found is opened; this needs the monitor and O(started_at).
+  - "Otherwise, with O(state=present), a new incident is opened, started now (see O(started_at))."
+  - An incident that is not found by O(id) or O(started_at) is opened; this needs the monitor.
   - Only the options you set are compared and sent; values are compared after normalisation (timestamps as instants to the
     second), so a second run with the same arguments reports no change and sends no write.
   - "The service never changes O(started_at) or the monitor of an incident, and sets O(acknowledged_at) and O(ended_at)
@@ -76,7 +81,10 @@ options:
     description:
       - When the incident started. C(Y-m-dTH:i:s) is the account's local time (see O(account_timezone)); ISO 8601 with
         an offset (C(2026-01-31T23:00:00Z), C(2026-02-01T00:00:00+01:00)) is an instant. Not in the future.
-      - With the monitor, the natural key of the incident. Required to open an incident.
+      - With the monitor, the natural key of the incident.
+      - When not given, the task addresses the monitor's ongoing incident; when the monitor has none and
+        O(state=present), the incident opened starts now (the time of the task). A re-run then finds that
+        incident ongoing and opens no second one.
       - Cannot be changed once the incident exists.
       - The service refuses an incident that starts before the last incident of the monitor ended, and a second
         ongoing incident of a monitor.
@@ -98,7 +106,21 @@ options:
   comment:
     description:
       - Comment on the incident, at most 1024 characters. An empty string clears it.
+      - "An incident has one comment field, not a thread: by default (O(comment_mode=replace)) a comment given when
+        resolving replaces the one given when acknowledging. Use O(comment_mode=append) to keep both."
     type: str
+  comment_mode:
+    description:
+      - How O(comment) is applied to an incident that has a comment already.
+      - V(replace) makes O(comment) the whole comment.
+      - "V(append) adds O(comment) on a new line after the existing comment, prefixed with the time of the task in
+        UTC (C([2026-11-20T09:05:00Z] Pool size raised)); an empty comment becomes O(comment) alone. Nothing is
+        appended when the comment already holds the text (as the whole comment or as a line, with or without a time
+        stamp), so a re-run appends nothing and reports no change."
+      - The appended comment must fit in 1024 characters, or the task fails before anything is sent.
+    type: str
+    choices: [replace, append]
+    default: replace
 '''
 
 EXAMPLES = r'''
@@ -114,11 +136,12 @@ EXAMPLES = r'''
     state: acknowledged
     comment: On it
 
-- name: Resolve the current incident of the shop monitor
+- name: Resolve the current incident of the shop monitor, keeping the acknowledgement's comment
   uptime.monitoring.incident:
     monitor: shop
     state: resolved
     comment: Pool size raised, connections back to normal
+    comment_mode: append
   register: resolved
 
 - name: Record a past incident with its end, by monitor id and a local time
@@ -132,9 +155,21 @@ EXAMPLES = r'''
   uptime.monitoring.incident:
     id: "{{ resolved.incident.id }}"
     state: absent
+
+- name: Open an incident of the shop monitor now (or find the one ongoing)
+  uptime.monitoring.incident:
+    monitor: shop
+    cause: Payment provider unreachable
 '''
 
 RETURN = r'''
+msg:
+  description:
+    - What the task found when it addressed a monitor without an ongoing incident, for example that there was nothing
+      to acknowledge or resolve.
+  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing
+  type: str
+  sample: "monitor 'shop' has no ongoing incident: nothing to acknowledge (its latest incident (id 12) ended at 2026-11-20T09:05:00Z)"
 incident:
   description:
     - The incident after the task, in option names, normalised (timestamps in UTC, C(Y-m-dTH:i:sZ)); empty when it is absent.

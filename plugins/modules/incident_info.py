@@ -13,6 +13,8 @@ description:
   - Lists incidents with the service's filters and sorting, reading every page by default.
   - Reads one incident by O(id). An incident that is not found gives an empty list, not a failure.
   - A monitor name that no monitor has, in O(monitor), gives an empty list too.
+  - Time bounds (O(started_since), O(started_until), O(ended_since), O(ended_until)) keep the incidents within them,
+    both ends included, compared as instants.
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -71,8 +73,32 @@ options:
     default: 100
   limit:
     description:
-      - Stop after this many incidents. By default every page is read.
+      - Stop after this many incidents (within the time bounds, when given). By default every page is read.
     type: int
+  started_since:
+    description:
+      - Only incidents that started at or after this time. C(Y-m-dTH:i:s) is the account's local time (see
+        O(account_timezone)); ISO 8601 with an offset (C(2026-01-01T00:00:00Z)) is an instant.
+      - "The time bounds are applied while the pages are read. When the list is sorted by the bounded time in the
+        direction that passes the bound (O(sort_by=started_at) with O(sort=desc) for O(started_since), with
+        O(sort=asc) for O(started_until)), reading stops at the first incident beyond the bound; otherwise every
+        page is read and filtered."
+    type: str
+  started_until:
+    description:
+      - Only incidents that started at or before this time. Same formats as O(started_since).
+    type: str
+  ended_since:
+    description:
+      - Only incidents that ended (were resolved) at or after this time. Same formats as O(started_since).
+      - Ongoing incidents have not ended and are left out by O(ended_since) and O(ended_until).
+      - The service's default order (by V(ended_at), newest first) lets reading stop at the first incident that
+        ended earlier, so "resolved in the last day" reads only the pages it needs.
+    type: str
+  ended_until:
+    description:
+      - Only incidents that ended at or before this time. Same formats as O(started_since).
+    type: str
 '''
 
 EXAMPLES = r'''
@@ -97,6 +123,20 @@ EXAMPLES = r'''
     search: certificate
     search_by: cause
   register: certificate_incidents
+
+- name: Incidents of the shop monitor resolved in the last day (reading stops at the first older one)
+  uptime.monitoring.incident_info:
+    monitor: shop
+    ended_since: "{{ '%Y-%m-%dT%H:%M:%SZ' | ansible.builtin.strftime(second=now().timestamp() - 86400, utc=true) }}"
+  register: resolved_last_day
+
+- name: Incidents that started in January 2026 (UTC), oldest first
+  uptime.monitoring.incident_info:
+    started_since: "2026-01-01T00:00:00Z"
+    started_until: "2026-01-31T23:59:59Z"
+    sort_by: started_at
+    sort: asc
+  register: january
 
 - name: One incident by id
   uptime.monitoring.incident_info:

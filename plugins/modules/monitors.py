@@ -29,10 +29,16 @@ extends_documentation_fragment:
 attributes:
   check_mode:
     support: full
-    description: Reads the account and returns the full plan (RV(changes), RV(summary), RV(after), the diff) without any write.
+    description:
+      - Reads the account and returns the full plan (RV(changes), RV(summary), RV(after), the diff) without any write.
+      - "In check mode every count and change is planned, not made: RV(summary.planned) is V(true) and the diff's
+        after side is headed C(planned changes (check mode: nothing was written))."
   diff_mode:
     support: full
-    description: Per monitor name, the before and after of the keys that change, with secrets masked.
+    description:
+      - Per monitor name, the before and after of the keys that change, with secrets masked.
+      - "The before side is headed C(monitors on the service); the after side C(monitors after the sync), or in check
+        mode C(planned changes (check mode: nothing was written))."
 options:
   config:
     description:
@@ -230,18 +236,25 @@ after:
   type: list
   elements: dict
 summary:
-  description: Counts of the sync.
+  description:
+    - Counts of the sync.
+    - "In check mode (RV(summary.planned=true)), V(created), V(updated) and V(deleted) count the planned changes:
+      nothing was written."
   returned: when O(state) is not V(gathered)
   type: dict
   contains:
+    planned:
+      description:
+        - V(true) in check mode, where the counts are of changes the task would make; V(false) when they were made.
+      type: bool
     created:
-      description: Monitors created (in check mode, to create).
+      description: Monitors created (in check mode, planned to be created).
       type: int
     updated:
-      description: Monitors updated (in check mode, to update).
+      description: Monitors updated (in check mode, planned to be updated).
       type: int
     deleted:
-      description: Monitors deleted (in check mode, to delete).
+      description: Monitors deleted (in check mode, planned to be deleted).
       type: int
     unchanged:
       description: Listed monitors that already matched (with O(state=deleted), listed monitors that did not exist).
@@ -260,6 +273,7 @@ summary:
       description: HTTP requests this task sent, retries included.
       type: int
   sample:
+    planned: false
     created: 2
     updated: 1
     deleted: 0
@@ -340,13 +354,14 @@ requests:
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     MONITORS_ARGSPEC,
     MonitorSync,
+    check_entries,
     client_factory,
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 
 
 def main():
-    module = UptimeModule(MONITORS_ARGSPEC)
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
                        zone=module.zone)
 

@@ -38,6 +38,8 @@ DEPLOY_TASKS = '''\
   register: during_deploy
 
 - name: Record it
+  # Hosts of one batch run this at the same time: one writer at a time, or a line may be lost.
+  throttle: 1
   ansible.builtin.lineinfile:
     path: "{{ deploy_record }}"
     line: "{{ {'host': inventory_hostname, 'monitor': during_deploy.monitors | first | default(none)} | to_json }}"
@@ -64,7 +66,7 @@ def writes_to(emulator, monitor_id):
 def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
     inventory = ansible.write('inventory.ini', INVENTORY)
 
-    first = ansible.playbook('uptime.monitoring.monitor_hosts', inventory=inventory)
+    first = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers', inventory=inventory)
     assert first.changed() == 3
 
     monitors = monitors_by_name(emulator)
@@ -74,12 +76,12 @@ def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
     assert monitors['web3']['alerts'] == [{'key': 'email', 'value': 'web@example.com'}]
 
     emulator.clear_log()
-    second = ansible.playbook('uptime.monitoring.monitor_hosts', inventory=inventory)
+    second = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers', inventory=inventory)
     assert second.changed() == 0, second
     assert emulator.writes() == []
 
     # A host leaves monitoring; the others are left alone.
-    third = ansible.playbook('uptime.monitoring.monitor_hosts', '--limit', 'web1.example.com',
+    third = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers', '--limit', 'web1.example.com',
                              '-e', 'uptime_monitor_state=absent', inventory=inventory)
     assert third.changed() == 1
     assert sorted(monitors_by_name(emulator)) == ['web2.example.com', 'web3']
@@ -91,6 +93,18 @@ def test_monitor_hosts_other_group(ansible, emulator):
     assert sorted(monitors_by_name(emulator)) == ['db1.example.com']
 
 
+def test_playbooks_require_the_group_they_cannot_guess(ansible, emulator):
+    inventory = ansible.write('inventory.ini', INVENTORY)
+    create_monitor(emulator, 'web1.example.com')
+    emulator.clear_log()
+    for playbook, variable in (('monitor_hosts', 'uptime_hosts'), ('rolling_deploy', 'deploy_hosts')):
+        run = ansible.playbook('uptime.monitoring.' + playbook, inventory=inventory, check=False)
+        assert run.rc != 0, run
+        assert '%s is required' % variable in run.output, run
+        assert run.recap == {}, run  # no host was run
+    assert emulator.log() == []
+
+
 def test_rolling_deploy_pauses_and_restores(ansible, emulator):
     inventory = ansible.write('inventory.ini', INVENTORY)
     web1 = create_monitor(emulator, 'web1.example.com')
@@ -100,7 +114,7 @@ def test_rolling_deploy_pauses_and_restores(ansible, emulator):
     record = os.path.join(ansible.workdir, 'record.jsonl')
     emulator.clear_log()
 
-    ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
+    ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
                      '-e', 'deploy_record=%s' % record, inventory=inventory)
 
     during = {entry['host']: entry['monitor'] for entry in read_deploy_record(record)}
@@ -123,7 +137,7 @@ def test_rolling_deploy_restores_after_a_failed_deploy(ansible, emulator):
     record = os.path.join(ansible.workdir, 'record.jsonl')
     emulator.clear_log()
 
-    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
+    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
                            '-e', 'deploy_record=%s' % record, '-e', '{"deploy_fail_on": ["web1.example.com"]}',
                            inventory=inventory, check=False)
 
@@ -137,6 +151,37 @@ def test_rolling_deploy_restores_after_a_failed_deploy(ansible, emulator):
     assert writes_to(emulator, web2['id']) == []
 
 
+def test_rolling_deploy_stops_after_the_batch_that_failed(ansible, emulator):
+    hosts = ['web%d.example.com' % number for number in range(1, 7)]
+    inventory = ansible.write('inventory.ini', '[webservers]\n%s\n\n[webservers:vars]\nansible_connection=local\n'
+                              % '\n'.join(hosts))
+    monitors = {host: create_monitor(emulator, host) for host in hosts}
+    update_monitor(emulator, monitors[hosts[2]]['id'], pause=1)  # paused before the deploy: stays paused
+    deploy_tasks = ansible.write('deploy.yml', DEPLOY_TASKS)
+    record = os.path.join(ansible.workdir, 'record.jsonl')
+    emulator.clear_log()
+
+    # Batches of two: web1+web2, then web3+web4 (web4 fails), then web5+web6.
+    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_serial=2',
+                           '-e', 'deploy_tasks_file=%s' % deploy_tasks, '-e', 'deploy_record=%s' % record,
+                           '-e', '{"deploy_fail_on": ["web4.example.com"]}', inventory=inventory, check=False)
+
+    assert run.rc != 0, run
+    assert 'the deploy of web4.example.com failed' in run.output
+    assert sorted(entry['host'] for entry in read_deploy_record(record)) == hosts[:4]
+    # Every monitor of the first two batches is back as it was, the failed host's included.
+    after = monitors_by_name(emulator)
+    for host in hosts[:4]:
+        assert (after[host]['status'] == 'paused') == (host == hosts[2]), host
+    assert [entry['form'].get('pause') for entry in writes_to(emulator, monitors[hosts[3]]['id'])] == ['1', '0']
+    assert writes_to(emulator, monitors[hosts[2]]['id']) == []
+    # The rollout stopped: the hosts of the third batch were neither deployed nor touched, nor even read.
+    for host in hosts[4:]:
+        assert writes_to(emulator, monitors[host]['id']) == [], host
+        assert host not in run.recap, run
+    assert not any(host in str(entry) for entry in emulator.log() for host in hosts[4:])
+
+
 def test_rolling_deploy_maintenance_window(ansible, emulator):
     inventory = ansible.write('inventory.ini', INVENTORY)
     web1 = create_monitor(emulator, 'web1.example.com')
@@ -146,7 +191,7 @@ def test_rolling_deploy_maintenance_window(ansible, emulator):
     record = os.path.join(ansible.workdir, 'record.jsonl')
     emulator.clear_log()
 
-    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
+    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
                            '-e', 'deploy_record=%s' % record, '-e', 'uptime_deploy_mode=maintenance',
                            '-e', 'uptime_maintenance_minutes=45', '-e', '{"deploy_fail_on": ["web2.example.com"]}',
                            inventory=inventory, check=False)
@@ -170,7 +215,7 @@ def test_rolling_deploy_refuses_an_unknown_mode(ansible, emulator):
     inventory = ansible.write('inventory.ini', INVENTORY)
     create_monitor(emulator, 'web1.example.com')
     emulator.clear_log()
-    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'uptime_deploy_mode=silence',
+    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'uptime_deploy_mode=silence',
                            inventory=inventory, check=False)
     assert run.rc != 0
     assert 'uptime_deploy_mode must be pause or maintenance' in run.output
@@ -212,6 +257,37 @@ def test_respond_to_incident_resolve_acknowledges_first(ansible, emulator):
     assert incident['status'] == 'resolved'
     assert incident['acknowledged_at'] is not None
     assert incident['cause'] == 'Certificate expired'
+
+
+def test_respond_to_incident_without_an_incident_says_there_is_nothing_to_do(ansible, emulator):
+    create_monitor(emulator, 'shop')
+    emulator.clear_log()
+    for action in ('acknowledge', 'resolve'):
+        run = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
+                               '-e', 'uptime_incident_action=%s' % action)
+        assert "monitor 'shop' has no incident: nothing to %s" % action in run.output, run
+        assert run.changed() == 0
+    assert emulator.writes() == []
+
+
+def test_respond_to_incident_when_the_incident_already_ended(ansible, emulator):
+    shop = create_monitor(emulator, 'shop')
+    past = create_incident(emulator, shop['id'], '2026-01-10T08:00:00', ended_at='2026-01-10T09:00:00', comment='Fixed')
+    emulator.clear_log()
+
+    # Nothing asked to record: nothing to do, said plainly.
+    plain = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop')
+    assert "monitor 'shop' has no ongoing incident: nothing to acknowledge" in plain.output, plain
+    assert 'is resolved' not in plain.output
+
+    # A comment that cannot be recorded fails the run, naming the incident, instead of a green run that drops it.
+    commented = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
+                                 '-e', '{"uptime_incident_comment": "On it"}', check=False)
+    assert commented.rc != 0, commented
+    assert 'no ongoing incident to acknowledge: its latest incident (id %d) ended at' % past['id'] in commented.output
+    assert 'comment would not be recorded' in commented.output
+    assert emulator.writes() == []
+    assert emulator.api('GET', '/api/v1/incidents/%d' % past['id']).json['data']['comment'] == 'Fixed'
 
 
 def test_respond_to_incident_checks_its_input(ansible, emulator):

@@ -265,7 +265,7 @@ def test_one_read_then_one_write_a_monitor_then_nothing(emulator):
 
     again = run(emulator, 'merged', fleet(120))
     assert again['changed'] is False
-    assert again['summary'] == dict(created=0, updated=0, deleted=0, unchanged=120, failed=0, not_attempted=0,
+    assert again['summary'] == dict(planned=False, created=0, updated=0, deleted=0, unchanged=120, failed=0, not_attempted=0,
                                     total=120, requests=2)
     assert requests_by_method(emulator) == {'GET': 2}
     assert all('per_page=100' in logged['query'] for logged in emulator.log())

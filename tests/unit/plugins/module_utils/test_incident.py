@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import datetime
+import re
 from urllib.parse import parse_qs
 
 import pytest
@@ -20,7 +21,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._incident import
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import ensure_task
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError, to_utc_timestamp
 from ansible_collections.uptime.monitoring.plugins.modules.incident import ARGUMENT_SPEC, IDENTITY
 
 NOW = datetime.datetime(2026, 6, 1, 12, 0, 0)
@@ -255,31 +256,88 @@ def test_the_ongoing_incident_is_acknowledged_then_resolved(emulator, client, mo
     assert not rerun['changed'] and rerun['incident']['id'] == ongoing and not writes
 
 
-def test_without_an_ongoing_incident_a_past_one_is_not_changed(emulator, client, monitor_id):
-    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
-    with pytest.raises(ValidationError) as caught:
-        run(emulator, client, monitor_id=monitor_id, comment='late note')
-    assert 'no ongoing incident' in str(caught.value) and 'id to change a past one' in str(caught.value)
-    assert not emulator.writes()
+def test_without_an_ongoing_incident_present_opens_one_started_now(emulator, client, monitor_id):
+    past = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00', comment='old')
+    # A task that asks what the latest incident holds is a re-run after that incident ended: it opens nothing.
+    rerun, dummy, writes = run(emulator, client, monitor_id=monitor_id, comment='old')
+    assert not rerun['changed'] and rerun['incident']['id'] == past and not writes
+    assert 'no incident opened' in rerun['msg']
+    before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+    opened, dummy, writes = run(emulator, client, monitor_id=monitor_id, comment='late note')
+    after = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+    assert opened['changed'] and opened['incident']['id'] != past
+    assert [entry['method'] for entry in writes] == ['POST']
+    started = datetime.datetime.strptime(to_utc_timestamp(opened['incident']['started_at']), '%Y-%m-%dT%H:%M:%SZ')
+    assert before <= started <= after
+    assert emulator.api('GET', '/api/v1/incidents/%d' % past).json['data']['comment'] == 'old'
+    # The re-run finds the incident it opened (ongoing): no second incident.
+    again, dummy, writes = run(emulator, client, monitor_id=monitor_id, comment='late note')
+    assert not again['changed'] and again['incident']['id'] == opened['incident']['id'] and not writes
 
 
-def test_a_monitor_without_incidents_needs_started_at(emulator, client, monitor_id):
-    with pytest.raises(ValidationError) as caught:
-        run(emulator, client, monitor_id=monitor_id, cause='db')
-    assert caught.value.field == 'started_at' and 'give started_at' in str(caught.value)
-    # Resolving the current incident of a monitor without one has nothing to do.
+def test_a_monitor_without_incidents_gets_one_started_now(emulator, client, monitor_id):
+    # Resolving the current incident of a monitor without one has nothing to do, and says so.
     nothing, log, writes = run(emulator, client, monitor_id=monitor_id, state='resolved')
     assert not nothing['changed'] and nothing['incident'] == {} and len(log) == 1 and not writes
+    assert nothing['msg'] == 'monitor id %d has no incident: nothing to resolve' % monitor_id
+    # With a comment to record, it fails instead of dropping it.
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor='shop', state='acknowledged', comment='on it')
+    assert caught.value.field == 'comment'
+    assert "monitor 'shop' has no incident: nothing to acknowledge, so comment would not be recorded" in str(caught.value)
+    opened, dummy, writes = run(emulator, client, monitor_id=monitor_id, cause='db')
+    assert opened['changed'] and opened['incident']['cause'] == 'db' and opened['incident']['status'] == 'unresolved'
+    assert set(writes[0]['form']) == {'monitor_id', 'started_at', 'cause'}
 
 
-def test_acknowledging_after_the_resolution_changes_nothing(emulator, client, monitor_id):
-    open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+def test_acknowledging_after_the_resolution_fails_rather_than_drop_the_comment(emulator, client, monitor_id):
+    ongoing = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
     run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it')
     resolved, dummy, dummy = run(emulator, client, monitor_id=monitor_id, state='resolved', comment='fixed')
-    # The playbook runs again: its acknowledge task finds no ongoing incident and has nothing left to do.
-    again, log, writes = run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it')
+    # The resolution replaced the comment: acknowledging "on it" now would record nothing.
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor='shop', state='acknowledged', comment='on it')
+    message = str(caught.value)
+    assert caught.value.field == 'comment'
+    assert "monitor 'shop' has no ongoing incident to acknowledge: its latest incident (id %d) ended at" % ongoing in message
+    assert 'comment would not be recorded on it' in message and 'give id to change a past incident' in message
+    assert not emulator.writes()
+    # The same for a cause given to resolve.
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor='shop', state='resolved', comment='fixed', cause='disk full')
+    assert caught.value.field == 'cause' and 'no ongoing incident to resolve' in str(caught.value)
+    # What the latest incident already holds is no change: the re-run of the resolution stays green.
+    again, log, writes = run(emulator, client, monitor_id=monitor_id, state='resolved', comment='fixed')
     assert not again['changed'] and again['incident']['id'] == resolved['incident']['id']
-    assert again['incident']['comment'] == 'fixed' and len(log) == 1 and not writes
+    assert len(log) == 1 and not writes
+    assert again['msg'].startswith('monitor id %d has no ongoing incident: nothing to resolve' % monitor_id)
+    acked, dummy, writes = run(emulator, client, monitor_id=monitor_id, state='acknowledged')
+    assert not acked['changed'] and not writes and 'nothing to acknowledge' in acked['msg']
+
+
+def test_appended_comments_keep_the_acknowledgement_and_are_not_appended_twice(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+    acked, dummy, dummy = run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it',
+                              comment_mode='append')
+    assert acked['incident']['comment'] == 'on it'
+    resolved, dummy, writes = run(emulator, client, monitor_id=monitor_id, state='resolved', comment='pool raised',
+                                  comment_mode='append')
+    comment = resolved['incident']['comment']
+    assert re.fullmatch(r'on it\n\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] pool raised', comment), comment
+    assert writes[0]['form']['comment'] == comment
+    # Re-runs of both tasks find their text and append nothing.
+    for state, text in (('acknowledged', 'on it'), ('resolved', 'pool raised')):
+        again, dummy, writes = run(emulator, client, monitor_id=monitor_id, state=state, comment=text,
+                                   comment_mode='append')
+        assert not again['changed'] and not writes and again['incident']['comment'] == comment, state
+
+
+def test_an_appended_comment_over_the_limit_is_refused_before_any_write(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', comment='x' * 1000)
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, comment='y' * 30, comment_mode='append')
+    assert caught.value.field == 'comment' and 'at most 1024' in str(caught.value)
+    assert 'appended' in str(caught.value) and not emulator.writes()
 
 
 def test_an_unknown_monitor_name_fails_clearly(emulator, client):
@@ -401,3 +459,11 @@ def test_stringly_answers_compare_equal(emulator, client, monitor_id):
     same, dummy, writes = run(emulator, client, monitor_id=monitor_id, cause='db')
     assert not same['changed'] and same['incident']['id'] == incident_id and not writes
     assert same['incident']['monitor_id'] == monitor_id
+
+
+def test_appending_with_nothing_ongoing_says_there_is_nothing_to_acknowledge(emulator, client, monitor_id):
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T11:00:00', comment='x' * 1020)
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, client, monitor_id=monitor_id, state='acknowledged', comment='on it', comment_mode='append')
+    assert caught.value.field == 'comment' and 'no ongoing incident to acknowledge' in str(caught.value)
+    assert not emulator.writes()

@@ -148,3 +148,60 @@ def test_a_blank_monitor_name_is_no_monitor(emulator, connection, capsys):
     assert result['failed'] and 'no monitor is named' in result['msg'] and 'Error' not in result['msg']
     assert not run_module(incident, capsys, monitor=' ', state='absent', **connection)['changed']
     assert not emulator.writes()
+
+
+def seed_days(emulator, monitor_id, days=25):
+    """One incident a day in January 2026 (10:00 to 11:00 UTC), and one ongoing since February 1st."""
+    ids = {}
+    for day in range(1, days + 1):
+        answer = emulator.api('POST', '/api/v1/incidents', data={
+            'monitor_id': monitor_id, 'started_at': '2026-01-%02dT10:00:00' % day,
+            'ended_at': '2026-01-%02dT11:00:00' % day})
+        ids[day] = int(answer.json['data']['id'])
+    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-02-01T10:00:00'})
+    return ids
+
+
+def listed_days(result):
+    return sorted(int(item['started_at'][8:10]) for item in result['incidents'] if item['ended_at'])
+
+
+def test_info_time_bounds_stop_reading_when_the_order_allows(emulator, connection, monitor_id, capsys):
+    seed_days(emulator, monitor_id)
+    emulator.clear_log()
+    # The service's default order (ended_at, newest first, ongoing first): the second page passes the bound.
+    recent = run_module(incident_info, capsys, ended_since='2026-01-14T11:00:00Z', per_page=10, **connection)
+    assert listed_days(recent) == list(range(14, 26)) and len(recent['incidents']) == 12
+    assert len(emulator.log()) == 2
+    # An offset is an instant: 12:30+01:00 is 11:30 UTC, after the end of the incident of the 20th.
+    assert listed_days(run_module(incident_info, capsys, ended_since='2026-01-20T12:30:00+01:00',
+                                  **connection)) == [21, 22, 23, 24, 25]
+    emulator.clear_log()
+    # A time without an offset is the account's local time: its zone is read once (UTC here).
+    early = run_module(incident_info, capsys, started_until='2026-01-05T10:00:00', sort_by='started_at', sort='asc',
+                       per_page=10, **connection)
+    assert listed_days(early) == [1, 2, 3, 4, 5]
+    assert [entry['path'] for entry in emulator.log()] == ['/api/v1/account', '/api/v1/incidents']
+    emulator.clear_log()
+    # An order that does not follow the bound reads every page (3 of 10) and filters.
+    window = run_module(incident_info, capsys, monitor='shop', started_since='2026-01-10T00:00:00',
+                        started_until='2026-01-12T23:59:59', per_page=10, **connection)
+    assert listed_days(window) == [10, 11, 12]
+    assert [entry['path'] for entry in emulator.log()].count('/api/v1/incidents') == 3
+    # limit counts the incidents within the bounds.
+    newest = run_module(incident_info, capsys, ended_since='2026-01-01T00:00:00', limit=2, **connection)
+    assert listed_days(newest) == [24, 25]
+    # The ongoing incident has not ended: an ended bound leaves it out, a started bound does not.
+    assert [item['ended_at'] for item in run_module(incident_info, capsys, started_since='2026-01-31T00:00:00',
+                                                    **connection)['incidents']] == [None]
+
+
+def test_info_time_bounds_are_checked_before_any_request(emulator, connection, monitor_id, capsys):
+    emulator.clear_log()
+    result = run_module(incident_info, capsys, ended_since='yesterday', **connection)
+    assert result['failed'] and result['msg'].startswith("ended_since: 'yesterday' is not a timestamp")
+    result = run_module(incident_info, capsys, started_since='2026-01-10T00:00:00',
+                        started_until='2026-01-09T00:00:00', **connection)
+    assert result['failed'] and result['msg'] == ('started_since: must not be after started_until '
+                                                  '(2026-01-09T00:00:00Z), got 2026-01-10T00:00:00Z')
+    assert emulator.log() == []

@@ -60,9 +60,14 @@ def test_sync_check_mode_and_secrets_through_the_module(emulator, capsys):
     assert planned['rc'] == 0 and planned['changed'] is True
     assert planned['summary']['created'] == 2
     assert emulator.writes() == []
+    # A plan says it is one, in the counts and in the diff's header.
+    assert planned['summary']['planned'] is True
+    assert planned['diff']['after_header'] == 'planned changes (check mode: nothing was written)'
+    assert planned['diff']['before_header'] == 'monitors on the service'
 
-    done = run_module(capsys, config=config, **connection(emulator))
+    done = run_module(capsys, config=config, _ansible_diff=True, **connection(emulator))
     assert done['changed'] is True and done['summary']['created'] == 2
+    assert done['summary']['planned'] is False and done['diff']['after_header'] == 'monitors after the sync'
     assert SECRET not in json.dumps(done)
     assert {view['name']: view['request_auth_password'] for view in done['after']}['shop'] == '********'
 
@@ -90,3 +95,40 @@ def test_gathered(emulator, capsys):
     result = run_module(capsys, state='gathered', **connection(emulator))
     assert result['gathered'][0]['name'] == 'shop' and result['gathered'][0]['interval'] == 60
     assert result['requests'] == 1
+
+
+@pytest.mark.parametrize('entry, field, fragment', [
+    (dict(interval=120), 'config[1].interval', 'must be one of 60, 180, 300, 600, 900, 1800, 3600, got 120'),
+    (dict(interval='often'), 'config[1].interval', "expected an integer, got 'often'"),
+    (dict(request_method='FETCH'), 'config[1].request_method', "must be one of GET, POST"),
+    (dict(ssl_alert_days=5), 'config[1].ssl_alert_days', 'must be one of 0, 1, 2, 3, 7, 14, 30, 60, got 5'),
+    (dict(cache_buster='maybe'), 'config[1].cache_buster', "expected a boolean, got 'maybe'"),
+    (dict(intervall=60), 'config[1].intervall', 'is not an option of a monitor'),
+    (dict(alerts=[dict(key='email')]), 'config[1].alerts[0]', 'must be a dict with exactly key and value, got key'),
+    (dict(alerts=[dict(key='pager', value='x')]), 'config[1].alerts[0].key', 'must be one of email'),
+])
+def test_every_refusal_of_an_entry_names_it_and_its_monitor(emulator, capsys, entry, field, fragment):
+    config = [shop(), dict(dict(name='blog', url='https://blog.example.com/', interval=300), **entry)]
+    for state in ('merged', 'deleted'):
+        emulator.clear_log()
+        result = run_module(capsys, config=config, state=state, **connection(emulator))
+        assert result['rc'] == 1 and result['field'] == field, result
+        assert result['msg'] == "%s: %s" % (field, result['msg'][len(field) + 2:])
+        assert fragment in result['msg'] and result['msg'].endswith("(monitor 'blog')"), result['msg']
+        assert emulator.log() == []
+
+
+def test_an_entry_without_a_name_or_not_a_dict_is_named_by_its_index(emulator, capsys):
+    result = run_module(capsys, config=[shop(), dict(url='https://blog.example.com/', interval=300)],
+                        **connection(emulator))
+    assert result['rc'] == 1 and result['msg'].startswith('config[1].name: is required'), result
+    result = run_module(capsys, config=[shop(), 'blog'], **connection(emulator))
+    assert result['rc'] == 1 and result['msg'] == 'config[1]: must be a dict of monitor options, got a str', result
+
+
+def test_an_entry_refusal_never_shows_a_secret(emulator, capsys):
+    config = [shop(request_auth_username='u', request_auth_password=SECRET, interval=7),
+              shop(name='api', request_headers=[dict(key='Authorization', value=SECRET, extra=1)])]
+    for entries in (config, config[1:]):
+        result = run_module(capsys, config=entries, **connection(emulator))
+        assert result['rc'] == 1 and SECRET not in json.dumps(result), result
