@@ -230,6 +230,12 @@ class Emulator:
         """Make ``monitor_ids`` the monitors of status page ``page_id`` of the account of ``api_key``."""
         return self._control('POST', '/status_pages', {'api_key': api_key, 'id': page_id, 'monitor_ids': list(monitor_ids)})
 
+    def check(self, monitor_id, status, api_key=None):
+        """Do what the service's checker does after a check of ``monitor_id``: set its status to ``online`` or
+        ``offline`` and ``checked_at``; a flip also moves ``started_at`` and renews ``token``."""
+        key = self.api_keys[0] if api_key is None else api_key
+        return self._control('POST', '/check', {'api_key': key, 'monitor_id': monitor_id, 'status': status})
+
     def quirks(self, **flags):
         """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
         return self._control('POST', '/quirks', flags)

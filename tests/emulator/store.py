@@ -71,8 +71,20 @@ CREATE TABLE IF NOT EXISTS monitors (
     alerts TEXT,
     status TEXT NOT NULL DEFAULT 'pending',
     created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    started_at TEXT,
+    checked_at TEXT,
+    token TEXT
 );
+-- A monitor's started_at is when its current status began: set on create and at every status change
+-- (pause, resume, an incident opened or ended, a check that flips it), without touching updated_at.
+CREATE TRIGGER IF NOT EXISTS monitor_created AFTER INSERT ON monitors BEGIN
+    UPDATE monitors SET started_at = NEW.created_at, token = lower(hex(randomblob(16))) WHERE id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS monitor_status_changed AFTER UPDATE OF status ON monitors
+WHEN OLD.status IS NOT NEW.status BEGIN
+    UPDATE monitors SET started_at = strftime('%Y-%m-%dT%H:%M:%S', 'now') WHERE id = NEW.id;
+END;
 CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     account_id INTEGER NOT NULL REFERENCES accounts (id),
@@ -443,6 +455,22 @@ class Store:
                                 [changed[key] for key in sorted(changed)] + [monitor_id])
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
+    def check_monitor(self, account_id, monitor_id, status):
+        """What the service's checker writes after a check: ``status`` and ``checked_at``, and on a flip between
+        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``."""
+        if status not in ('online', 'offline'):
+            raise ValueError('status must be online or offline')
+        with self.lock, self._transaction():
+            row = self._monitor_row(account_id, monitor_id)
+            if row is None:
+                raise NotFound()
+            if row['status'] == 'paused':
+                raise ValueError('a paused monitor is not checked')
+            token = "lower(hex(randomblob(16)))" if row['status'] != status else 'token'
+            self.db.execute('UPDATE monitors SET status = ?, checked_at = ?, token = %s WHERE id = ?' % token,
+                            (status, utcnow().strftime(INPUT_FORMAT), monitor_id))
+            return self._monitor_record(self._monitor_row(account_id, monitor_id))
+
     def delete_monitor(self, account_id, monitor_id):
         """Delete a monitor together with its incidents."""
         with self.lock, self._transaction():
@@ -472,7 +500,8 @@ class Store:
             record[key] = json.loads(row[key]) if row[key] else None
         for key in ('maintenance_start_at', 'maintenance_end_at'):
             record[key] = render_time(row[key])
-        record.update(status=status, created_at=render_time(row['created_at']), updated_at=render_time(row['updated_at']))
+        record.update(status=status, created_at=render_time(row['created_at']), updated_at=render_time(row['updated_at']),
+                      started_at=render_time(row['started_at']), checked_at=render_time(row['checked_at']), token=row['token'])
         return record
 
     def _validate_monitor(self, account_id, data, monitor_id, current=None):
