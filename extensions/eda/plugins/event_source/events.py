@@ -111,12 +111,21 @@ options:
     elements: str
     choices: [incidents, monitors]
     default: [incidents, monitors]
+  state_file:
+    description:
+      - A file where the source keeps what it knows after each poll, read again when it starts.
+      - With it, a restarted source carries on where it stopped; the transitions that happened while it was
+        stopped are sent when it starts (none is missed) and none is sent twice.
+      - Without it, a restarted source starts with a new baseline (or with O(emit_existing)).
+      - A file written for another O(api_url) is ignored.
+    type: path
   emit_existing:
     description:
       - When V(false), the first poll records a baseline and sends nothing.
       - When V(true), the first poll sends an event for every ongoing incident (opened, and acknowledged when it is)
         and every monitor that is not C(online). Their uuids are those of the live events, so with
         ansible-rulebook's persistence a restart sends again only what it had not handled.
+      - Not used when O(state_file) holds the state of an earlier run.
     type: bool
     default: false
 notes:
@@ -174,7 +183,9 @@ SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signatur
 # Monitor keys that are not secret although their name looks so.
 PLAIN_MONITOR_KEYS = frozenset(['request_auth_username'])
 WATCH_CHOICES = ('incidents', 'monitors')
-OPTIONS = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'interval', 'watch', 'emit_existing')
+OPTIONS = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'interval', 'watch', 'state_file',
+           'emit_existing')
+STATE_VERSION = 1
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
@@ -260,6 +271,7 @@ def parse_args(args, environ=None):
         'interval': _as_seconds(args.get('interval', 60), 'interval'),
         'watch': tuple(item for item in WATCH_CHOICES if item in watch),
         'emit_existing': _as_bool(args.get('emit_existing', False), 'emit_existing'),
+        'state_file': os.path.expanduser(str(args['state_file'])) if args.get('state_file') else None,
     }
 
 
@@ -623,6 +635,21 @@ class Tracker:
                           if value['status'] in ONGOING or value['ended_at'] >= self.cutoff}
         return events
 
+    def to_state(self):
+        """What the tracker knows, as JSON-ready data."""
+        return {'version': STATE_VERSION, 'api_url': self.base_url, 'cutoff': self.cutoff,
+                'monitors': None if self.monitors is None else [dict(value, id=key) for key, value in self.monitors.items()],
+                'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
+
+    def load_state(self, state):
+        """Take over what an earlier run knew; False (and nothing taken) when it is not a state of this service."""
+        if not isinstance(state, dict) or state.get('version') != STATE_VERSION or state.get('api_url') != self.base_url:
+            return False
+        def by_id(items):
+            return None if items is None else {item.pop('id'): item for item in (dict(entry) for entry in items)}
+        self.monitors, self.incidents, self.cutoff = by_id(state['monitors']), by_id(state['incidents']), state['cutoff']
+        return True
+
     def ongoing_ids(self):
         return [key for key, value in (self.incidents or {}).items() if value['status'] in ONGOING]
 
@@ -737,6 +764,33 @@ class Poller:
         return records, missing
 
 
+def load_state(tracker, path):
+    """Read a state file into ``tracker``; a missing, unreadable or foreign file means a fresh start."""
+    if not path or not os.path.exists(path):
+        return False
+    try:
+        with open(path, encoding='utf-8') as handle:
+            state = json.load(handle)
+    except (OSError, ValueError) as exc:
+        LOGGER.warning('state_file %s cannot be read (%s): starting with a new baseline', path, exc.__class__.__name__)
+        return False
+    if not tracker.load_state(state):
+        LOGGER.warning('state_file %s is not a state of %s: starting with a new baseline', path, tracker.base_url)
+        return False
+    return True
+
+
+def save_state(tracker, path):
+    """Write the state atomically (a reader never sees half a file)."""
+    temporary = '%s.%d.tmp' % (path, os.getpid())
+    try:
+        with open(temporary, 'w', encoding='utf-8') as handle:
+            json.dump(tracker.to_state(), handle)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise SourceError('state_file %s cannot be written: %s' % (path, exc)) from None
+
+
 async def main(queue, args):
     """Poll the service forever and put one event per transition on ``queue``.
 
@@ -745,6 +799,8 @@ async def main(queue, args):
     settings = parse_args(args)
     poller = Poller(settings)
     interval = settings['interval']
+    if load_state(poller.tracker, settings['state_file']):
+        LOGGER.info('carrying on from %s', settings['state_file'])
     LOGGER.info('polling %s every %ss for %s', settings['base_url'], interval, ' and '.join(settings['watch']))
     failures = 0
     while True:
@@ -769,6 +825,9 @@ async def main(queue, args):
         failures = 0
         for event in events:
             await queue.put(event)
+        if settings['state_file']:
+            # After the events are handed over: a crash in between sends them again, with the same uuids.
+            save_state(poller.tracker, settings['state_file'])
         await _sleep(interval)
 
 

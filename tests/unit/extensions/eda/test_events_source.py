@@ -518,6 +518,46 @@ def test_requests_per_poll_stay_within_the_budget(emulator, source):
     assert all('sort_by=ended_at' in entry['query'] for entry in log if entry['path'] == '/api/v1/incidents')
 
 
+# -- restarts ----------------------------------------------------------------------------------------
+
+
+def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator, source, tmp_path):
+    web = create_monitor(emulator, 'web')
+    db = create_monitor(emulator, 'db')
+    incident_id = open_incident(emulator, web)
+    state_file = str(tmp_path / 'state.json')
+    before = make_poller(source, emulator.url, state_file=state_file)
+    before.poll()
+    source['save_state'](before.tracker, state_file)
+    assert 'test-key' not in open(state_file, encoding='utf-8').read()
+
+    # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips.
+    update_incident(emulator, incident_id, ended_at=now_text())
+    emulator.check(db, 'offline')
+
+    after = make_poller(source, emulator.url, state_file=state_file)
+    assert source['load_state'](after.tracker, state_file)
+    events = after.poll()
+    assert sorted(summary(events)) == sorted([('incident_resolved', incident_id, 'unresolved', 'resolved'),
+                                              ('monitor_status_changed', web, 'offline', 'online'),
+                                              ('monitor_status_changed', db, 'pending', 'offline')])
+    assert after.poll() == []
+
+
+def test_a_state_file_of_another_service_or_broken_is_a_fresh_start(source, tmp_path, caplog):
+    tracker = source['Tracker']('https://a.example')
+    tracker.incident_events([incident(1, T0)], [], 'now')
+    path = str(tmp_path / 'state.json')
+    source['save_state'](tracker, path)
+    other = source['Tracker']('https://b.example')
+    assert not source['load_state'](other, path) and other.incidents is None
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write('{"version": 1, "api_u')
+    same = source['Tracker']('https://a.example')
+    assert not source['load_state'](same, path) and same.incidents is None
+    assert 'cannot be read' in caplog.text and 'not a state of https://b.example' in caplog.text
+
+
 # -- the error policy of main() -------------------------------------------------------------------
 
 
