@@ -133,7 +133,7 @@ notes:
     C(incident_resolved), C(incident_deleted) or C(monitor_status_changed)), C(kind) (C(incident) or C(monitor)),
     C(status) and C(previous_status), C(at) (when the transition happened, UTC), C(monitor_id), C(monitor_name),
     C(monitor) (the masked monitor record), C(incident) (the masked incident record, for incident events),
-    C(incident_id), C(existing) (true when sent by O(emit_existing)), C(flapped) (a monitor whose status changed
+    C(incident_id) (null for monitor events), C(existing) (true when sent by O(emit_existing)), C(flapped) (a monitor whose status changed
     away and back between two polls: the status in between was not seen) and C(api_url)."
   - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
     is not. A monitor that changes its status several times between two polls yields one event for its status now
@@ -593,6 +593,7 @@ class Tracker:
             'at': started_at if status != 'maintenance' else (maintenance or started_at),
             'monitor_id': monitor_id,
             'monitor_name': record.get('name'),
+            'incident_id': None,
             'monitor': masked_monitor(record),
             'existing': existing,
             'flapped': flapped,
@@ -683,6 +684,7 @@ class Tracker:
             'incident': masked_incident(record),
             'monitor': masked_monitor(monitor) if monitor else None,
             'existing': existing,
+            'flapped': False,
             'api_url': self.base_url,
         }
 
@@ -807,11 +809,12 @@ async def main(queue, args):
         try:
             events = await asyncio.to_thread(poller.poll)
         except TransientError as exc:
-            failures += 1
             if exc.retry_after is not None:
+                # Refused before any work, not a failure of the service: no longer pause than it asks.
                 delay = exc.retry_after
                 LOGGER.warning('%s; polling again in %.0fs as the service asks', exc, delay)
             else:
+                failures += 1
                 delay = backoff(interval, failures)
                 LOGGER.warning('%s; polling again in %.1fs (attempt %d failed, nothing is lost: the next poll that '
                                'succeeds reports what happened meanwhile)', exc, delay, failures)
