@@ -343,3 +343,53 @@ def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offlin
     writes = [entry for entry in emulator.writes() if entry['path'] == '/api/v1/incidents/%d' % incident_id]
     assert len(writes) == 1  # one playbook run for one transition
     assert shutil.which('java'), 'ansible-rulebook needs java on PATH'
+
+
+def seed_account(emulator, monitors, ongoing, resolved):
+    """``monitors`` monitors; the first ``ongoing`` have an ongoing incident, the next ``resolved`` a resolved one."""
+    ids = [create_monitor(emulator, 'm%04d' % index) for index in range(monitors)]
+    base = time.time() - 7200
+    for index, monitor_id in enumerate(ids[:ongoing + resolved]):
+        started = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(base + index * 10))
+        fields = {'monitor_id': monitor_id, 'started_at': started}
+        if index >= ongoing:
+            fields['ended_at'] = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(base + index * 10 + 5))
+        assert emulator.api('POST', '/api/v1/incidents', data=fields).status == 201
+    return ids
+
+
+@pytest.mark.parametrize('monitors, ongoing, resolved', [(10, 2, 5), (250, 30, 150)])
+def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, monitors, ongoing, resolved):
+    """ceil(N / 100) pages of monitors, and the incidents up to the first page that reaches the cut."""
+    import runpy  # pylint: disable=import-outside-toplevel
+    source = runpy.run_path(os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py'))
+    emulator.reset()
+    ids = seed_account(emulator, monitors, ongoing, resolved)
+    poller = source['Poller'](source['parse_args']({'api_url': emulator.url, 'api_key': PRIMARY_KEY}, environ={}))
+    emulator.clear_log()
+    poller.poll()
+    baseline = len(emulator.log())
+    emulator.clear_log()
+    poller.poll()
+    quiet = len(emulator.log())
+    # Up to five ongoing incidents resolved and five monitors flipped between two polls.
+    resolved_now = min(5, ongoing)
+    for incident_id in range(1, resolved_now + 1):
+        put(emulator, '/api/v1/incidents/%d' % incident_id, ended_at=now_text())
+    for monitor_id in ids[-5:]:
+        emulator.check(monitor_id, 'offline')
+    emulator.clear_log()
+    events = poller.poll()
+    busy = len(emulator.log())
+    transitions = 2 * resolved_now + 5  # each resolved incident's monitor came back online too
+    assert len(events) == transitions
+    monitor_pages = -(-monitors // 100)
+    assert quiet == busy == monitor_pages + -(-(ongoing + 1) // 100)
+    key = '%d monitors, %d incidents (%d ongoing)' % (monitors, ongoing + resolved, ongoing)
+    FIGURES['requests_per_poll'][key] = {'first poll': baseline, 'quiet poll': quiet,
+                                         'poll with %d transitions' % transitions: busy}
+    print('\nrequests per poll, %s: first %d, quiet %d, with %d transitions %d'
+          % (key, baseline, quiet, transitions, busy))
+    os.makedirs(OUTPUT, exist_ok=True)
+    with open(os.path.join(OUTPUT, 'figures.json'), 'w', encoding='utf-8') as handle:
+        json.dump(FIGURES, handle, indent=2)
