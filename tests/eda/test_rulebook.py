@@ -81,8 +81,8 @@ class Rulebook:
                 yaml.safe_dump(rulebook, handle)
         inventory = os.path.join(workdir, 'inventory.yml')
         with open(inventory, 'w', encoding='utf-8') as handle:
-            yaml.safe_dump({'all': {'hosts': {'localhost': {'ansible_connection': 'local',
-                                                           'ansible_python_interpreter': sys.executable}}}}, handle)
+            localhost = {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable}
+            yaml.safe_dump({'all': {'hosts': {'localhost': localhost}}}, handle)
         command = [os.path.join(BIN, 'ansible-rulebook'), '-r', path, '-i', inventory]
         if variables:
             vars_file = os.path.join(workdir, 'vars.yml')

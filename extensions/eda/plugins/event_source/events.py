@@ -646,9 +646,8 @@ class Tracker:
         """Take over what an earlier run knew; False (and nothing taken) when it is not a state of this service."""
         if not isinstance(state, dict) or state.get('version') != STATE_VERSION or state.get('api_url') != self.base_url:
             return False
-        def by_id(items):
-            return None if items is None else {item.pop('id'): item for item in (dict(entry) for entry in items)}
-        self.monitors, self.incidents, self.cutoff = by_id(state['monitors']), by_id(state['incidents']), state['cutoff']
+        self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
+        self.cutoff = state['cutoff']
         return True
 
     def ongoing_ids(self):
@@ -687,6 +686,11 @@ class Tracker:
             'flapped': False,
             'api_url': self.base_url,
         }
+
+
+def _by_id(items):
+    """A state file's list of entries back into a mapping by id."""
+    return None if items is None else {item.pop('id'): item for item in (dict(entry) for entry in items)}
 
 
 def _event(payload, event_id):
