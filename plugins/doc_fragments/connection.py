@@ -45,9 +45,25 @@ options:
         its natural key instead of sending it again.
     type: int
     default: 5
+  account_timezone:
+    description:
+      - The account's time zone, an IANA name such as V(UTC), V(Europe/Berlin) or V(America/New_York).
+      - The service reads every timestamp it is sent in the account's time zone and returns timestamps in UTC.
+        The modules hold instants, and send each as the account's local time.
+      - If not set, the environment variable E(UPTIME_ACCOUNT_TIMEZONE) is used; if that is not set either, a task that
+        sends or compares a timestamp reads the zone once from the service (C(GET /api/v1/account)), one more
+        request. An account that never set a zone reports none and uses the instance's default, taken to be UTC.
+        Tasks without timestamps send no extra request.
+      - A wrong zone does not go unnoticed. After a write, a timestamp the service stored at another instant than
+        the one intended fails the task, naming both instants and the zone used.
+    type: str
 requirements:
   - requests
 notes:
+  - "Timestamps: a time with an offset (V(2031-01-10T06:00:00Z), V(2031-01-10T07:00:00+01:00)) is an instant. A time without
+    one (V(2031-01-10T06:00:00)) is the account's local time, as the service and its web interface read it. Returned
+    timestamps are UTC instants, C(Y-m-dTH:i:sZ), so they can be given back as they are, also to an account in another
+    zone. Values are compared as instants."
   - All modules of this collection belong to the action group C(uptime.monitoring.all), so the connection
     options can be set once with C(module_defaults).
 '''

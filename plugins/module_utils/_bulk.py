@@ -16,7 +16,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ._client import UptimeApiError, UptimeClient
-from ._engine import Engine, NameMatcher
+from ._engine import Engine, NameMatcher, account_zone
 from ._monitor import MONITOR, MONITORS
 from ._resource import ValidationError, record_id, to_text
 
@@ -131,8 +131,12 @@ def desired_state(item, state):
     return desired
 
 
-def validate_config(state, config, hide=lambda values: None):
-    """The desired state of every entry (None with state=deleted), checked before any request."""
+def validate_config(state, config, hide=lambda values: None, zone=None):
+    """The desired state of every entry (None with state=deleted), checked before any request.
+
+    With ``zone``, times given without an offset then become the instants they
+    mean in the account's zone (read from the service if it must be, once).
+    """
     wanted = []
     listed = {}
     for index, item in enumerate(config):
@@ -150,19 +154,29 @@ def validate_config(state, config, hide=lambda values: None):
             raise _prefixed(exc, index, name)
         hide(MONITOR.secret_values(desired))
         wanted.append(desired)
-    return wanted
+    if zone is None or state == 'deleted':
+        return wanted
+    localised = []
+    for index, (item, desired) in enumerate(zip(config, wanted)):
+        try:
+            desired = MONITOR.localised(item, desired, zone)
+            MONITOR.check_order(desired)
+        except ValidationError as exc:
+            raise _prefixed(exc, index, to_text(item.get('name')))
+        localised.append(desired)
+    return localised
 
 
-def plan(state, config, records, hide=lambda values: None, wanted=None):
+def plan(state, config, records, hide=lambda values: None, wanted=None, zone=None):
     """Every action of the sync, computed from one read of the account and no request.
 
     ``wanted`` is what :func:`validate_config` returned for ``config``.
     """
     if wanted is None:
-        wanted = validate_config(state, config, hide)
+        wanted = validate_config(state, config, hide, zone)
     names = [to_text(item.get('name')) for item in config]
     matcher = NameMatcher(names).add(records)
-    planner = Engine(MONITORS, None, check_mode=True)
+    planner = Engine(MONITORS, None, check_mode=True, zone=zone)
     actions = []
     for index, (name, desired) in enumerate(zip(names, wanted)):
         record = matcher.find(name)
@@ -187,8 +201,9 @@ def plan(state, config, records, hide=lambda values: None, wanted=None):
 class MonitorSync:
     """The whole task of the ``monitors`` module."""
 
-    def __init__(self, client, new_client, check_mode=False, workers=4, gate=None):
+    def __init__(self, client, new_client, check_mode=False, workers=4, gate=None, zone=None):
         self.client = client
+        self.zone = zone or account_zone(client)
         self.new_client = new_client
         self.check_mode = check_mode
         self.workers = workers
@@ -211,7 +226,7 @@ class MonitorSync:
             client = self.new_client(self.gate.sleep)
             with self._lock:
                 self.worker_clients.append(client)
-            engine = self._local.engine = Engine(MONITORS, client)
+            engine = self._local.engine = Engine(MONITORS, client, zone=self.zone)
         return engine
 
     def _apply(self, action):
@@ -260,9 +275,9 @@ class MonitorSync:
         if params['config'] is None:
             raise ValidationError('config', 'is required with state=%s' % state)
         # Every entry is checked before the account is read: bad input costs no request.
-        wanted = validate_config(state, params['config'], hide)
+        wanted = validate_config(state, params['config'], hide, self.zone)
         records = self.read_all()
-        actions = plan(state, params['config'], records, hide, wanted)
+        actions = plan(state, params['config'], records, hide, wanted, self.zone)
         if not self.check_mode:
             self.apply(actions)
         return self.result(records, actions)

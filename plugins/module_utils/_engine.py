@@ -15,12 +15,18 @@ from __future__ import annotations
 from collections import namedtuple
 
 from ._client import UptimeApiError
-from ._resource import record_id, to_text, utc_now
+from ._resource import AccountZone, record_id, to_text, utc_now
 
 # The outcome of one ensure: before/after in option terms (None when absent), and the record written.
 Outcome = namedtuple('Outcome', 'changed before after record')
 # Where the task's resource was found: the record (None when absent) and what the lookup learnt on the way.
 Located = namedtuple('Located', 'record context')
+ACCOUNT_PATH = '/api/v1/account'
+
+
+def account_zone(client, name=None):
+    """The zone the service reads sent times in: ``name`` when given, else the account's, read when first needed."""
+    return AccountZone(name, lambda: client.get(ACCOUNT_PATH))
 
 
 def confirm_after_ambiguity(write, confirm):
@@ -53,6 +59,8 @@ class Resource:
     lookup_options = {}
     default_search_by = None
     create_hint = 'leave id out to create it'
+    # Read-only values the service gives every new record, which a create answer may lack.
+    created_facts = {}
 
     def label(self, values):
         """How messages name a record (or the values of one to create)."""
@@ -84,8 +92,8 @@ class Resource:
         return None
 
     def complete(self, engine, record):
-        """A created record with what the create answer lacked; the default trusts the answer."""
-        return record
+        """A created record with what the create answer lacked, as the service sets it on create."""
+        return dict(record, **{key: value for key, value in self.created_facts.items() if record.get(key) is None})
 
     def view(self, values, record, context):
         """The returned form of option-term values; read-only facts come from ``record``."""
@@ -157,12 +165,13 @@ def _folded(name):
 class Engine:
     """Creates, updates and deletes records of one resource for one task."""
 
-    def __init__(self, resource, client, check_mode=False, now=None):
+    def __init__(self, resource, client, check_mode=False, now=None, zone=None):
         self.resource = resource
         self.schema = resource.schema
         self.client = client
         self.check_mode = check_mode
         self.now = now or utc_now()
+        self.zone = zone or account_zone(client)
 
     def _path(self, record):
         return '%s/%s' % (self.resource.path, record_id(record))
@@ -197,8 +206,9 @@ class Engine:
                  if not self.schema.by_name[name].on_create and value != self.schema.by_name[name].default}
         if self.check_mode:
             return Outcome(True, None, predicted, None)
+        form = self.schema.form(body, self.zone)
         try:
-            record = self.client.create(self.resource.path, self.schema.form(body))
+            record = self.client.create(self.resource.path, form)
         except UptimeApiError as exc:
             if not (exc.ambiguous or self.resource.is_conflict(exc)):
                 raise
@@ -206,9 +216,10 @@ class Engine:
             if existing is None:
                 raise
             return Outcome(True, None, *self.update(existing, dict(body, **later))[2:])
-        record = self.resource.complete(self, record)
+        record = self.resource.complete(self, self.schema.unechoed(record, form, body))
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
+        self._check_stored(body, self.schema.current(record, stored), record, 'POST', self.resource.path)
         if later:
             return Outcome(True, None, *self.update(record, later, fallback=stored)[2:])
         return Outcome(True, None, self.schema.current(record, stored), record)
@@ -234,14 +245,29 @@ class Engine:
                 return None
             return fresh
         updated = confirm_after_ambiguity(
-            lambda: self.client.update(self._path(record), self.schema.form(send), method=self.resource.update_method),
+            lambda: self.client.update(self._path(record), self.schema.form(send, self.zone),
+                                       method=self.resource.update_method),
             confirm)
         after = self.schema.current(updated, predicted)
-        for name in self.schema.not_taken(send, after):
-            raise UptimeApiError('%s: the service kept %s for %s instead of %s (it is set only once and was set '
-                                 'meanwhile)' % (name, after.get(name), self.resource.label(record), send[name]),
-                                 method=self.resource.update_method, path=self._path(record))
+        self._check_stored(send, after, record, self.resource.update_method, self._path(record))
         return Outcome(True, before, after, updated)
+
+    def _check_stored(self, sent, stored, record, method, path):
+        """Fail when the service stored other values than sent: a write-once value set meanwhile, or a time
+        read in another zone than the one the local time was made for (a wrong zone would otherwise loop)."""
+        for name in self.schema.not_taken(sent, stored):
+            field = self.schema.by_name[name]
+            label = self.resource.label(record)
+            if field.kind != 'timestamp':
+                reason = 'it is set only once and was set meanwhile'
+            else:
+                reason = ('it was sent as %s, local time in %s, and the service read it in another zone: set '
+                          'account_timezone to the account\'s time zone, or leave it out to read it from the service'
+                          % (self.zone.local(sent[name]), self.zone.describe()))
+                if field.write_once:
+                    reason += '; or it is set only once and was set meanwhile'
+            raise UptimeApiError('%s: the service stored %s for %s instead of %s (%s)'
+                                 % (name, stored.get(name), label, sent[name], reason), method=method, path=path)
 
     def delete(self, record):
         """Delete a record found just before; a lost answer is settled by a read (gone is done)."""

@@ -20,7 +20,7 @@ from ._engine import Located, Outcome, Resource
 from ._monitor import MONITORS
 from ._resource import (
     MISSING,
-    TIMESTAMP_FORMAT,
+    UTC_FORMAT,
     Field,
     Schema,
     ValidationError,
@@ -75,7 +75,7 @@ def duration(values):
     if not values.get('started_at') or not values.get('ended_at'):
         return None
     parse = datetime.datetime.strptime
-    return int((parse(values['ended_at'], TIMESTAMP_FORMAT) - parse(values['started_at'], TIMESTAMP_FORMAT))
+    return int((parse(values['ended_at'], UTC_FORMAT) - parse(values['started_at'], UTC_FORMAT))
                .total_seconds())
 
 
@@ -185,7 +185,7 @@ class IncidentResource(Resource):
         stamp = STATE_TIMESTAMPS.get(state)
         current = INCIDENT.current(located.record) if located.record is not None else {}
         if stamp is not None and stamp not in wanted and current.get(stamp) is None:
-            wanted[stamp] = engine.now.strftime(TIMESTAMP_FORMAT)
+            wanted[stamp] = engine.now.strftime(UTC_FORMAT)
         if located.record is None:
             wanted['monitor_id'] = located.context['monitor_id']
         return wanted
@@ -215,7 +215,7 @@ class IncidentResource(Resource):
             changes = INCIDENT.differences(wanted, before)
             if changes:
                 raise ValidationError(sorted(changes)[0], 'monitor %s has no ongoing incident; its latest incident '
-                                      '%s ended at %s UTC and differs in %s: %s'
+                                      '%s ended at %s and differs in %s: %s'
                                       % (monitor_text, record_id(latest), before.get('ended_at'),
                                          ', '.join(sorted(changes)), hint))
             return Outcome(False, before, before, latest)
@@ -233,13 +233,13 @@ class IncidentResource(Resource):
             return
         latest_end = to_utc_timestamp(latest.get('ended_at'), 'ended_at')
         if latest_end is None:
-            raise ValidationError('started_at', 'monitor %s already has an ongoing incident (id %s, started at %s '
-                                                'UTC): resolve it first (state: resolved) or address it by id'
+            raise ValidationError('started_at', 'monitor %s already has an ongoing incident (id %s, started at %s): '
+                                                'resolve it first (state: resolved) or address it by id'
                                   % (monitor_text, record_id(latest),
                                      to_utc_timestamp(latest.get('started_at'), 'started_at')))
         if desired['started_at'] <= latest_end:
             raise ValidationError('started_at', 'must be after the end of the last incident of monitor %s (id %s '
-                                                'ended at %s UTC), got %s UTC'
+                                                'ended at %s), got %s'
                                   % (monitor_text, record_id(latest), latest_end, desired['started_at']))
 
     def is_conflict(self, exc):

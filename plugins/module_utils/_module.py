@@ -11,7 +11,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError, UptimeClient
-from ._engine import Engine
+from ._engine import Engine, account_zone
 from ._resource import ValidationError, is_sensitive_name, to_text
 
 CONNECTION_ARGSPEC = dict(
@@ -21,6 +21,7 @@ CONNECTION_ARGSPEC = dict(
     ca_path=dict(type='path'),
     timeout=dict(type='int', default=30),
     retries=dict(type='int', default=5),
+    account_timezone=dict(type='str', fallback=(env_fallback, ['UPTIME_ACCOUNT_TIMEZONE'])),
 )
 
 # The options every info module has; what else a resource can be listed by is in its table.
@@ -111,6 +112,10 @@ class UptimeModule:
             timeout=self.params['timeout'],
             retries=self.params['retries'],
         )
+        try:
+            self.zone = account_zone(self.client, self.params['account_timezone'])
+        except ValidationError as exc:
+            self.ansible.fail_json(msg=str(exc), field=exc.field)
 
     def hide(self, values):
         """Have Ansible censor these values wherever they might appear."""
@@ -121,7 +126,7 @@ class UptimeModule:
     def ensure(self, resource, identity, ignore=()):
         """Run the present/absent task of ``resource`` and exit."""
         self.run(lambda: ensure_task(resource, self.client, self.params, self.check_mode, identity, ignore,
-                                     self.hide))
+                                     self.hide, zone=self.zone))
 
     def info(self, resource):
         self.run(lambda: info_task(resource, self.client, self.params))
@@ -153,17 +158,18 @@ def info_argument_spec(resource):
     return dict(INFO_ARGSPEC, **dict(resource.list_filters, **resource.lookup_options))
 
 
-def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None):
+def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None,
+                zone=None):
     """The task of a module that manages one record: params in, the module result out."""
     schema, state = resource.schema, params['state']
-    engine = Engine(resource, client, check_mode, now)
-    desired = schema.checked(params, engine.now) if state != 'absent' else {}
+    engine = Engine(resource, client, check_mode, now, zone)
+    desired = schema.checked(params, engine.now, zone=engine.zone) if state != 'absent' else {}
     keys = {}
     for name in identity:
         value = params.get(name)
         if value is not None:
             if name in schema.by_name:
-                value = schema.by_name[name].normalise(value)
+                value = schema.by_name[name].normalise(value, engine.zone)
             keys[name] = to_text(value) if isinstance(value, str) else value
     outcome, located = engine.ensure(keys, desired, state, ignore)
     for values in (desired, outcome.before):

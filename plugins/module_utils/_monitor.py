@@ -93,6 +93,7 @@ class MonitorResource(Resource):
     schema = MONITOR
     create_hint = 'leave id out to create it by name'
     always_shown = ('name',)
+    created_facts = {'status': 'pending'}
     list_filters = dict(
         search_by=dict(type='str', choices=['name', 'url']),
         status_page_id=dict(type='int'),

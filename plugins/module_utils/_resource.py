@@ -15,11 +15,22 @@ from __future__ import annotations
 
 import datetime
 import re
+import threading
+
+try:
+    import zoneinfo
+except ImportError:  # pragma: no cover - Python < 3.9 on a managed node
+    zoneinfo = None
 
 from ._client import in_position_order
 
 MASK = '********'
-TIMESTAMP_FORMAT = '%Y-%m-%dT%H:%M:%S'
+# Instants are held, compared and returned in UTC with their zone; the service is sent local times without one.
+UTC_FORMAT = '%Y-%m-%dT%H:%M:%SZ'
+SERVICE_FORMAT = '%Y-%m-%dT%H:%M:%S'
+# The widest offsets from UTC a zone has (UTC-12 to UTC+14): a local time later than now by more is in the
+# future in every zone.
+LARGEST_UTC_OFFSET = datetime.timedelta(hours=14)
 SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
 # A field that the record does not carry at all (a create answer lacks some): not the same as null.
 MISSING = object()
@@ -67,28 +78,87 @@ def to_bool(value, field='value'):
     raise ValidationError(field, 'expected a boolean, got %r' % (value,))
 
 
-def to_utc_timestamp(value, field='value'):
-    """A timestamp as UTC ``Y-m-dTH:i:s``; a naive one is taken as UTC.
+def parse_timestamp(value, field='value'):
+    """A datetime from a timestamp as given: naive when it has no offset, aware when it has one."""
+    if isinstance(value, datetime.datetime):
+        return value
+    text = str(value).strip()
+    if text.endswith(('Z', 'z')):
+        text = text[:-1] + '+00:00'
+    try:
+        return datetime.datetime.fromisoformat(text.replace(' ', 'T', 1))
+    except ValueError:
+        raise ValidationError(field, '%r is not a timestamp: use Y-m-dTH:i:s for the account\'s local time '
+                                     '(2026-01-31T23:00:00) or ISO 8601 with an offset for an instant '
+                                     '(2026-01-31T23:00:00Z, 2026-01-31T23:00:00+01:00)' % (value,))
 
-    Accepts the service's ``2026-01-01T12:00:00.000000Z`` and ISO 8601 times
-    with an offset, which are converted to UTC.
+
+def utc_text(moment):
+    """An aware datetime as the collection holds, compares and returns instants: UTC, to the second, with ``Z``."""
+    return moment.astimezone(datetime.timezone.utc).replace(microsecond=0).strftime(UTC_FORMAT)
+
+
+def to_utc_timestamp(value, field='value', zone=None):
+    """A timestamp as the UTC instant ``Y-m-dTH:i:sZ``.
+
+    A value with an offset (``Z``, ``+02:00``) is an instant. A value without
+    one is read in ``zone`` (an :class:`AccountZone`: the account's local time,
+    as the service reads what it is sent), or as UTC without a zone (the
+    service stores and returns UTC).
     """
     if value is None or value == '':
         return None
-    if isinstance(value, datetime.datetime):
-        parsed = value
-    else:
-        text = str(value).strip()
-        if text.endswith(('Z', 'z')):
-            text = text[:-1] + '+00:00'
-        try:
-            parsed = datetime.datetime.fromisoformat(text.replace(' ', 'T', 1))
-        except ValueError:
-            raise ValidationError(field, '%r is not a timestamp: use the format Y-m-dTH:i:s (2026-01-31T23:00:00) '
-                                         'or ISO 8601 with an offset (2026-01-31T23:00:00+01:00)' % (value,))
-    if parsed.tzinfo is not None:
-        parsed = parsed.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return parsed.replace(microsecond=0).strftime(TIMESTAMP_FORMAT)
+    parsed = parse_timestamp(value, field)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=zone.tzinfo() if zone is not None else datetime.timezone.utc)
+    return utc_text(parsed)
+
+
+def named_zone(name, field='account_timezone'):
+    """The tzinfo of an IANA zone name; UTC needs no time zone database."""
+    if name.upper() in ('UTC', 'Z', 'ETC/UTC'):
+        return datetime.timezone.utc
+    if zoneinfo is None:
+        raise ValidationError(field, 'time zone %r needs Python 3.9 or later (zoneinfo) on the host that runs the '
+                                     'task' % (name,))
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+        raise ValidationError(field, '%r is not a known IANA time zone name (such as UTC, Europe/Berlin or '
+                                     'America/New_York); if it is one, install the tzdata package' % (name,))
+
+
+class AccountZone:
+    """The time zone the service reads sent timestamps in: the one given, or the account's, read once when needed.
+
+    ``read_account`` returns the account record (``GET /api/v1/account``); a
+    null ``timezone`` there means the instance's default, UTC.
+    """
+
+    def __init__(self, name=None, read_account=None):
+        self.name = to_text(name)
+        self.given = self.name is not None
+        self._read_account = read_account
+        self._tzinfo = named_zone(self.name) if self.given else None
+        self._lock = threading.Lock()
+
+    def tzinfo(self):
+        with self._lock:
+            if self._tzinfo is None:
+                account = self._read_account() if self._read_account is not None else None
+                self.name = to_text((account or {}).get('timezone')) or 'UTC'
+                self._tzinfo = named_zone(self.name, 'timezone of the account')
+            return self._tzinfo
+
+    def local(self, instant):
+        """A UTC instant as the account's local time, in the only format the service accepts."""
+        moment = datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc)
+        return moment.astimezone(self.tzinfo()).strftime(SERVICE_FORMAT)
+
+    def describe(self):
+        """The zone as a message names it, and where it came from."""
+        source = 'option account_timezone' if self.given else 'the account\'s setting'
+        return '%s (%s)' % (self.name or 'not known yet', source)
 
 
 def to_pairs(value, field='value'):
@@ -114,7 +184,7 @@ def record_id(record):
 
 
 def timestamp_or_text(value):
-    """A read-only timestamp of the service in UTC ``Y-m-dTH:i:s``; anything else as it came."""
+    """A read-only timestamp of the service as a UTC instant ``Y-m-dTH:i:sZ``; anything else as it came."""
     try:
         return to_utc_timestamp(value)
     except ValidationError:
@@ -175,7 +245,10 @@ class Field:
             self.default = []
         self.sent_with = tuple(self.sent_with) + ((self.together,) if self.together else ())
 
-    def normalise(self, value):
+    def normalise(self, value, zone=None):
+        """The comparable value; ``zone`` reads a user's timestamp without an offset (records are UTC)."""
+        if self.kind == 'timestamp':
+            return to_utc_timestamp(value, self.name, zone)
         value = KINDS[self.kind][0](value, self.name)
         return self.default if value is None and self.default is not None else value
 
@@ -226,9 +299,7 @@ class Field:
 
     def shown(self, value):
         """A value in a message; a timestamp says its zone."""
-        if value is None:
-            return 'empty'
-        return '%s UTC' % value if self.kind == 'timestamp' else str(value)
+        return 'empty' if value is None else str(value)
 
     def _length_rule(self, length):
         limit = '%d to %d' % (self.min_length, self.max_length) if self.min_length else 'at most %d' % self.max_length
@@ -265,17 +336,32 @@ class Schema:
     def argument_spec(self):
         return {field.name: field.argument_spec() for field in self.fields}
 
-    def desired(self, params):
-        """The normalised values of the options given (an empty string is given: it clears)."""
-        return {field.name: field.normalise(params[field.name]) for field in self.fields
-                if params.get(field.name) is not None}
+    def desired(self, params, zone=None, kind=None):
+        """The normalised values of the options given (an empty string is given: it clears), of one kind if named."""
+        return {field.name: field.normalise(params[field.name], zone) for field in self.fields
+                if params.get(field.name) is not None and kind in (None, field.kind)}
 
-    def checked(self, params, now=None, base=None):
-        """The desired values of ``params`` over ``base``, refused before any request where the service would."""
+    def checked(self, params, now=None, base=None, zone=None):
+        """The desired values of ``params`` over ``base``, refused before any request where the service would.
+
+        Without ``zone`` a time without an offset reads as UTC. With it, such a
+        time becomes the instant it means in the account's zone, after every
+        check that needs no instant has passed, so that bad input costs no
+        request even when the zone must be read from the service.
+        """
         desired = dict(base or {}, **self.desired(params))
         self.validate(desired)
-        self.check_order(desired, now)
+        # Before the zone is read: times in one zone keep their order, and a local time further ahead than any
+        # zone's offset is in the future wherever the account is.
+        self.check_order(desired, now, LARGEST_UTC_OFFSET if zone is not None else None)
+        if zone is not None:
+            desired = self.localised(params, desired, zone)
+            self.check_order(desired, now)
         return desired
+
+    def localised(self, params, desired, zone):
+        """``desired`` with the timestamps of ``params`` read in the account's ``zone``."""
+        return dict(desired, **self.desired(params, zone, kind='timestamp'))
 
     def validate(self, desired):
         """Refuse, naming the field, what the service would refuse in these values alone."""
@@ -297,24 +383,24 @@ class Schema:
                 raise ValidationError(given, 'set both %s and %s, or clear both with empty strings (%s is empty)'
                                       % (given, empty, empty))
 
-    def check_order(self, values, now=None):
-        """Timestamps in the order the service wants, and none in the future."""
-        now_text = now.strftime(TIMESTAMP_FORMAT) if now is not None else None
+    def check_order(self, values, now=None, slack=None):
+        """Timestamps in the order the service wants, and none in the future (by more than ``slack``)."""
+        now_text = now.strftime(UTC_FORMAT) if now is not None else None
+        latest = (now + slack).strftime(UTC_FORMAT) if now is not None and slack else now_text
         for field in self.fields:
             value = values.get(field.name)
             if value is None:
                 continue
-            if field.not_future and now_text is not None and value > now_text:
-                raise ValidationError(field.name, '%s UTC is in the future (now is %s UTC): the service accepts '
-                                                  'only times up to now' % (value, now_text))
+            if field.not_future and latest is not None and value > latest:
+                raise ValidationError(field.name, '%s is in the future (now is %s): the service accepts only '
+                                                  'times up to now' % (value, now_text))
             earlier = values.get(field.later_than or field.not_before)
             if earlier is None:
                 continue
             if field.later_than and value <= earlier:
-                raise ValidationError(field.name, 'must be after %s (%s UTC), got %s UTC'
-                                      % (field.later_than, earlier, value))
+                raise ValidationError(field.name, 'must be after %s (%s), got %s' % (field.later_than, earlier, value))
             if field.not_before and value < earlier:
-                raise ValidationError(field.name, 'must not be before %s (%s UTC), got %s UTC'
+                raise ValidationError(field.name, 'must not be before %s (%s), got %s'
                                       % (field.not_before, earlier, value))
 
     def current(self, record, fallback=None):
@@ -376,13 +462,27 @@ class Schema:
         return {field.name: field.default for field in self.fields if not field.required}
 
     def not_taken(self, sent, after):
-        """Write-once fields sent whose value the service kept (set meanwhile by another client)."""
+        """Fields sent whose value the service did not store: a write-once value set meanwhile, or a time misread."""
         return [name for name in sent
-                if self.by_name[name].write_once and after.get(name) != sent[name]]
+                if (self.by_name[name].write_once or self.by_name[name].kind == 'timestamp')
+                and after.get(name) != sent[name]]
 
-    def form(self, values):
-        """The form body (service keys) of a write of option-term values."""
-        return {self.by_name[name].api_name: value for name, value in values.items()}
+    def form(self, values, zone):
+        """The form body (service keys) of a write of option-term values; instants as the account's local time."""
+        return {self.by_name[name].api_name: (zone.local(value) if value and self.by_name[name].kind == 'timestamp'
+                                              else value)
+                for name, value in values.items()}
+
+    def unechoed(self, record, form, values):
+        """A create answer whose timestamps echo the local times sent, with the instants they were sent for.
+
+        The service may answer a create with the submitted form strings; such
+        a string is the account's local time, not the UTC it returns otherwise.
+        """
+        echoed = {field.api_name: values[field.name] for field in self.fields
+                  if field.kind == 'timestamp' and form.get(field.api_name)
+                  and record.get(field.api_name) == form[field.api_name]}
+        return dict(record, **echoed) if echoed else record
 
     def masked(self, view):
         """A copy of an option-terms dict safe to print."""

@@ -23,7 +23,7 @@ description:
     a task must match the latest incident as it is, and fails otherwise rather than change a past incident or open one
     without O(started_at)."
   - An incident that is not found is opened; this needs the monitor and O(started_at).
-  - Only the options you set are compared and sent; values are compared after normalisation (timestamps in UTC to the
+  - Only the options you set are compared and sent; values are compared after normalisation (timestamps as instants to the
     second), so a second run with the same arguments reports no change and sends no write.
   - "The service never changes O(started_at) or the monitor of an incident, and sets O(acknowledged_at) and O(ended_at)
     only once. Asking for another value than the one already set fails with a message, before anything is sent."
@@ -50,8 +50,8 @@ options:
   state:
     description:
       - V(present) opens the incident or updates it to match; V(absent) deletes it.
-      - V(acknowledged) is V(present) and sets O(acknowledged_at) to now (UTC) when it is not set yet.
-      - V(resolved) is V(present) and sets O(ended_at) to now (UTC) when it is not set yet; O(acknowledged_at) stays as
+      - V(acknowledged) is V(present) and sets O(acknowledged_at) to now when it is not set yet.
+      - V(resolved) is V(present) and sets O(ended_at) to now when it is not set yet; O(acknowledged_at) stays as
         it is.
       - An explicit O(acknowledged_at) or O(ended_at) wins over the time a state would set.
       - With O(state=absent) and only a monitor, the monitor's ongoing incident is deleted; a past incident is
@@ -74,7 +74,8 @@ options:
     type: str
   started_at:
     description:
-      - When the incident started, C(Y-m-dTH:i:s) in UTC, or ISO 8601 with an offset (converted to UTC). Not in the future.
+      - When the incident started. C(Y-m-dTH:i:s) is the account's local time (see O(account_timezone)); ISO 8601 with
+        an offset (C(2026-01-31T23:00:00Z), C(2026-02-01T00:00:00+01:00)) is an instant. Not in the future.
       - With the monitor, the natural key of the incident. Required to open an incident.
       - Cannot be changed once the incident exists.
       - The service refuses an incident that starts before the last incident of the monitor ended, and a second
@@ -136,7 +137,7 @@ EXAMPLES = r'''
 RETURN = r'''
 incident:
   description:
-    - The incident after the task, in option names, normalised (timestamps in UTC, C(Y-m-dTH:i:s)); empty when it is absent.
+    - The incident after the task, in option names, normalised (timestamps in UTC, C(Y-m-dTH:i:sZ)); empty when it is absent.
     - For a task addressed to a monitor without an ongoing incident, the monitor's latest incident (empty when it has none).
     - In check mode, the values the incident would have.
   returned: always

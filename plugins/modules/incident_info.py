@@ -107,7 +107,7 @@ EXAMPLES = r'''
 RETURN = r'''
 incidents:
   description:
-    - The incidents, normalised as the result of M(uptime.monitoring.incident) (timestamps in UTC, C(Y-m-dTH:i:s),
+    - The incidents, normalised as the result of M(uptime.monitoring.incident) (timestamps in UTC, C(Y-m-dTH:i:sZ),
       the monitor's id and name on top, the nested monitor's secrets masked).
   returned: always
   type: list

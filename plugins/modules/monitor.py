@@ -14,7 +14,7 @@ description:
   - The monitor is found by O(id) when given, otherwise by its exact O(name).
   - Only the options you set are compared and sent; options left out keep the service's value.
   - Values are compared after normalisation (integers, booleans, lists of key/value pairs without regard to
-    order, timestamps in UTC to the second), so a second run with the same arguments reports no change and sends no write.
+    order, timestamps as instants to the second), so a second run with the same arguments reports no change and sends no write.
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -124,10 +124,10 @@ options:
     choices: [0, 1, 2, 3, 7, 14, 30, 60]
   maintenance_start_at:
     description:
-      - Start of the maintenance window, C(Y-m-dTH:i:s) in UTC, or ISO 8601 with an offset (converted to UTC).
+      - Start of the maintenance window. C(Y-m-dTH:i:s) is the account's local time (see O(account_timezone));
+        ISO 8601 with an offset (C(2031-01-10T06:00:00Z), C(2031-01-10T07:00:00+01:00)) is an instant.
       - Set together with O(maintenance_end_at); empty strings for both remove the window.
-      - The service reads these times in the account's time zone and returns them in UTC; the module sends UTC,
-        so the account must use the service's default time zone, UTC.
+      - Compared as an instant, returned in UTC (C(Y-m-dTH:i:sZ)).
     type: str
   maintenance_end_at:
     description:
@@ -173,11 +173,17 @@ EXAMPLES = r'''
       - key: slack
         value: https://hooks.slack.com/services/T000/B000/XXXX
 
-- name: Open a maintenance window (UTC)
+- name: Open a maintenance window, in the account's local time
   uptime.monitoring.monitor:
     name: shop
     maintenance_start_at: "2026-12-01T22:00:00"
     maintenance_end_at: "2026-12-01T23:30:00"
+
+- name: Open a maintenance window given as instants (UTC, and an offset)
+  uptime.monitoring.monitor:
+    name: shop
+    maintenance_start_at: "2026-12-02T03:00:00Z"
+    maintenance_end_at: "2026-12-02T05:30:00+01:00"
 
 - name: Close the maintenance window and pause the monitor
   uptime.monitoring.monitor:
@@ -249,10 +255,10 @@ monitor:
       description: Days before domain expiry to alert.
       type: int
     maintenance_start_at:
-      description: Start of the maintenance window in UTC, C(Y-m-dTH:i:s).
+      description: Start of the maintenance window in UTC, C(Y-m-dTH:i:sZ).
       type: str
     maintenance_end_at:
-      description: End of the maintenance window in UTC, C(Y-m-dTH:i:s).
+      description: End of the maintenance window in UTC, C(Y-m-dTH:i:sZ).
       type: str
     alerts:
       description: Alert channels as a list of key/value dicts.
@@ -267,10 +273,10 @@ monitor:
         - Null right after a create, whose answer does not carry it, and in check mode the status before the change.
       type: str
     created_at:
-      description: Creation time reported by the service, in UTC (C(Y-m-dTH:i:s)).
+      description: Creation time reported by the service, in UTC (C(Y-m-dTH:i:sZ)).
       type: str
     updated_at:
-      description: Last update time reported by the service, in UTC (C(Y-m-dTH:i:s)).
+      description: Last update time reported by the service, in UTC (C(Y-m-dTH:i:sZ)).
       type: str
 '''
 

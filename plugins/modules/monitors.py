@@ -347,7 +347,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._module import U
 
 def main():
     module = UptimeModule(MONITORS_ARGSPEC)
-    sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'])
+    sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
+                       zone=module.zone)
 
     def action():
         result = sync.run(module.params, module.hide)

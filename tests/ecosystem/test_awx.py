@@ -70,7 +70,7 @@ def test_credential_type_shape():
     credential_type = load_credential_type()
     assert credential_type['kind'] in ('cloud', 'net')  # the kinds AWX allows for custom types
     fields = {field['id']: field for field in credential_type['inputs']['fields']}
-    assert set(fields) == {'url', 'api_key', 'skip_tls_verify'}
+    assert set(fields) == {'url', 'api_key', 'skip_tls_verify', 'account_timezone'}
     assert fields['api_key'].get('secret') is True
     assert not fields['url'].get('secret')
     assert fields['skip_tls_verify']['type'] == 'boolean'
@@ -84,19 +84,20 @@ def test_injectors_are_the_variables_the_modules_read():
     """Every injected variable is one the connection options fall back to, and the other way round."""
     with open(CONNECTION_DOC, encoding='utf-8') as handle:
         documented = set(re.findall(r'E\((UPTIME_[A-Z_]+)\)', handle.read()))
-    assert documented == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS'}
+    assert documented == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS', 'UPTIME_ACCOUNT_TIMEZONE'}
     assert set(load_credential_type()['injectors']['env']) == documented
 
 
-@pytest.mark.parametrize('inputs, validate_certs', [
-    ({'url': 'https://uptime.example.com', 'api_key': 'k'}, 'true'),  # the box was never ticked
-    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': False}, 'true'),
-    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': True}, 'false'),
+@pytest.mark.parametrize('inputs, validate_certs, timezone', [
+    ({'url': 'https://uptime.example.com', 'api_key': 'k'}, 'true', ''),  # the box was never ticked
+    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': False}, 'true', ''),
+    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': True}, 'false', ''),
+    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'account_timezone': 'Asia/Kolkata'}, 'true', 'Asia/Kolkata'),
 ])
-def test_injected_environment(inputs, validate_certs):
+def test_injected_environment(inputs, validate_certs, timezone):
     env = awx_inject(load_credential_type(), inputs)
     assert env == {'UPTIME_API_URL': 'https://uptime.example.com', 'UPTIME_API_KEY': 'k',
-                   'UPTIME_VALIDATE_CERTS': validate_certs}
+                   'UPTIME_VALIDATE_CERTS': validate_certs, 'UPTIME_ACCOUNT_TIMEZONE': timezone}
 
 
 @pytest.mark.parametrize('skip_tls_verify', [False, True])

@@ -187,7 +187,7 @@ def test_respond_to_incident_acknowledge_then_resolve(ansible, emulator):
     assert acknowledged.changed() == 1
     incident = emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']
     assert (incident['status'], incident['comment'], incident['ended_at']) == ('acknowledged', 'On it', None)
-    assert 'Incident %d of shop (started 2026-01-11T08:00:00 UTC) is acknowledged.' % ongoing['id'] in acknowledged.output
+    assert 'Incident %d of shop (started 2026-01-11T08:00:00Z) is acknowledged.' % ongoing['id'] in acknowledged.output
 
     resolved = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
                                 '-e', 'uptime_incident_action=resolve', '-e', '{"uptime_incident_comment": "Pool size raised"}')
@@ -260,9 +260,9 @@ def test_export_then_import_into_another_account(ansible, emulator):
     assert export['uptime_monitors_omitted'] == {'admin': ['request_auth_username', 'request_auth_password'],
                                                  'shop': ['request_headers']}
     assert export['uptime_incidents'] == [
-        {'monitor': 'shop', 'started_at': '2026-01-10T08:00:00', 'acknowledged_at': '2026-01-10T08:05:00',
-         'ended_at': '2026-01-10T09:00:00', 'cause': 'Pool exhausted', 'comment': 'Raised the pool'},
-        {'monitor': 'shop', 'started_at': '2026-01-12T08:00:00', 'cause': 'Timeouts'},
+        {'monitor': 'shop', 'started_at': '2026-01-10T08:00:00Z', 'acknowledged_at': '2026-01-10T08:05:00Z',
+         'ended_at': '2026-01-10T09:00:00Z', 'cause': 'Pool exhausted', 'comment': 'Raised the pool'},
+        {'monitor': 'shop', 'started_at': '2026-01-12T08:00:00Z', 'cause': 'Timeouts'},
     ]
 
     # The other account gets the same monitors (less the secrets) and incidents.

@@ -61,7 +61,7 @@ def credential_environment(url, api_key):
     """The environment the EDA credential type injects, rendered from its injectors as EDA renders them."""
     with open(CREDENTIAL_TYPE, encoding='utf-8') as handle:
         credential_type = yaml.safe_load(handle)
-    inputs = {'url': url, 'api_key': api_key, 'skip_tls_verify': False}
+    inputs = {'url': url, 'api_key': api_key, 'skip_tls_verify': False, 'account_timezone': ''}
     missing = set(credential_type['inputs']['required']) - set(inputs)
     assert not missing
     return {name: jinja2.Template(template).render(**inputs) for name, template in credential_type['injectors']['env'].items()}

@@ -236,6 +236,10 @@ class Emulator:
         key = self.api_keys[0] if api_key is None else api_key
         return self._control('POST', '/check', {'api_key': key, 'monitor_id': monitor_id, 'status': status})
 
+    def timezone(self, timezone, api_key=PRIMARY_KEY):
+        """Set the account's time zone (an IANA name; None is the instance default, UTC); reset restores None."""
+        return self._control('POST', '/account', {'api_key': api_key, 'timezone': timezone})
+
     def quirks(self, **flags):
         """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
         return self._control('POST', '/quirks', flags)

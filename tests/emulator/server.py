@@ -422,6 +422,7 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, account_id, path, query, body):
         routes = (
             (r'/status', {'GET': self.api_status}),
+            (r'/account', {'GET': self.account_show}),
             (r'/monitors', {'GET': self.monitor_list, 'POST': self.monitor_store}),
             (r'/monitors/([^/]+)', {'GET': self.monitor_show, 'PUT': self.monitor_update, 'PATCH': self.monitor_update,
                                     'DELETE': self.monitor_delete}),
@@ -497,6 +498,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def api_status(self, account_id, query, form):  # pylint: disable=unused-argument
         return Response.message(200, 'Online.')
+
+    def account_show(self, account_id, query, form):  # pylint: disable=unused-argument
+        return self.record(self.emulator.store.account(account_id))
 
     def monitor_list(self, account_id, query, form):  # pylint: disable=unused-argument
         page = self.emulator.store.list_monitors(account_id, query, self.emulator.default_per_page)
@@ -578,6 +582,9 @@ class Handler(BaseHTTPRequestHandler):
                     return Response.json(400, {'error': 'unknown api_key'})
                 return Response.json(200, emulator.store.check_monitor(account['id'], int(payload['monitor_id']),
                                                                        payload.get('status')))
+            if action == ('POST', '/account'):
+                emulator.store.set_timezone(payload['api_key'], payload.get('timezone'))
+                return Response.json(200, {'timezone': payload.get('timezone')})
             if action == ('GET', '/quirks'):
                 return Response.json(200, emulator.quirks)
             if action == ('POST', '/quirks'):

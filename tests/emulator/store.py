@@ -5,9 +5,10 @@ Laravel decode a form body (see ``decode_form``), validates it the way the real 
 returns plain dictionaries shaped like the service's JSON records.  Every public method of
 ``Store`` holds one lock, so the HTTP layer may call it from many threads.
 
-Timestamps are UTC (the account time zone of the real service defaults to UTC).  They are kept as
-``YYYY-MM-DDTHH:MM:SS`` text in the database and rendered like Laravel renders dates in JSON:
-``2026-01-01T12:00:00.000000Z``.
+Timestamps are stored in UTC.  Like the service, the emulator reads every timestamp it is sent in the
+account's time zone (``accounts.timezone``, an IANA name; null means the instance default, UTC) and
+converts it to UTC.  They are kept as ``YYYY-MM-DDTHH:MM:SS`` text in the database and rendered like
+Laravel renders dates in JSON: ``2026-01-01T12:00:00.000000Z``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 import re
 import sqlite3
 import threading
+import zoneinfo
 from urllib.parse import parse_qsl, urlsplit
 
 INTERVALS = (60, 180, 300, 600, 900, 1800, 3600)
@@ -49,7 +51,9 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     api_key TEXT NOT NULL UNIQUE,
-    api_access INTEGER NOT NULL DEFAULT 1
+    api_access INTEGER NOT NULL DEFAULT 1,
+    timezone TEXT,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%S', 'now'))
 );
 CREATE TABLE IF NOT EXISTS monitors (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -223,7 +227,8 @@ class Errors:
 class Input:
     """Typed access to decoded form input with the checks shared by monitors and incidents."""
 
-    def __init__(self, data, errors):
+    def __init__(self, data, errors, zone=datetime.timezone.utc):
+        self.zone = zone
         self.data = data
         self.errors = errors
 
@@ -288,7 +293,9 @@ class Input:
         parsed = parse_time(value)
         if parsed is None:
             self.errors.add(key, 'The %s does not match the format %s.' % (attribute(key), INPUT_FORMAT_PHP))
-        return parsed
+            return None
+        # Carbon::parse($value, $user->timezone) then UTC: a local time of the account, stored as UTC.
+        return parsed.replace(tzinfo=self.zone).astimezone(datetime.timezone.utc).replace(tzinfo=None)
 
     def pairs(self, key, check_entry):
         """A list of ``{key, value}`` entries sent as ``key[index][key]`` / ``key[index][value]``.
@@ -351,15 +358,43 @@ class Store:
             self.db.execute('UPDATE accounts SET api_access = ? WHERE api_key = ?', (int(api_access), api_key))
             return self.db.execute('SELECT id FROM accounts WHERE api_key = ?', (api_key,)).fetchone()['id']
 
+    def set_timezone(self, api_key, timezone):
+        """Set the time zone of the account of ``api_key`` (an IANA name, or None for the instance default)."""
+        if timezone is not None:
+            zoneinfo.ZoneInfo(timezone)
+        with self.lock, self._transaction():
+            cursor = self.db.execute('UPDATE accounts SET timezone = ? WHERE api_key = ?', (timezone, api_key))
+            if cursor.rowcount == 0:
+                raise KeyError(api_key)
+
+    def account(self, account_id):
+        """The account as ``GET /api/v1/account`` shows it."""
+        with self.lock:
+            row = self.db.execute('SELECT * FROM accounts WHERE id = ?', (account_id,)).fetchone()
+        return {
+            'id': row['id'], 'name': 'Account %d' % row['id'], 'email': 'account%d@example.com' % row['id'],
+            'avatar_url': None, 'locale': 'en', 'timezone': row['timezone'],
+            'plan': {'id': 1, 'name': 'Emulated', 'features': {
+                'monitors': -1, 'monitor_intervals': '60', 'ssl_monitoring': 1, 'domain_monitoring': 1,
+                'webhook_alerts': 1, 'email_alerts': 1, 'sms_alerts': 1, 'status_pages': -1,
+                'status_page_customization': 1, 'data_retention': -1, 'data_export': 1, 'api': 1}},
+            'created_at': render_time(row['created_at']),
+        }
+
+    def _zone(self, account_id):
+        row = self.db.execute('SELECT timezone FROM accounts WHERE id = ?', (account_id,)).fetchone()
+        return zoneinfo.ZoneInfo(row['timezone']) if row and row['timezone'] else datetime.timezone.utc
+
     def account_for_key(self, api_key):
-        """Return ``{'id', 'api_key', 'api_access'}`` for a key, or None."""
+        """Return ``{'id', 'api_key', 'api_access', 'timezone', 'created_at'}`` for a key, or None."""
         with self.lock:
             row = self.db.execute('SELECT * FROM accounts WHERE api_key = ?', (api_key,)).fetchone()
             return dict(row) if row else None
 
     def reset(self):
-        """Remove every monitor, incident and status page; accounts stay, id sequences restart."""
+        """Remove every monitor, incident and status page; accounts stay, in UTC again, id sequences restart."""
         with self.lock, self._transaction():
+            self.db.execute('UPDATE accounts SET timezone = NULL')
             self.db.execute('DELETE FROM status_page_monitors')
             self.db.execute('DELETE FROM incidents')
             self.db.execute('DELETE FROM monitors')
@@ -413,7 +448,7 @@ class Store:
             now = utcnow().strftime(INPUT_FORMAT)
             row = {
                 'alert_text_lookup': None, 'request_headers': None, 'request_auth_username': None,
-                'request_auth_password': None, 'cache_buster': 0, 'ssl_alert_days': None, 'domain_alert_days': None,
+                'request_auth_password': None, 'cache_buster': 0, 'ssl_alert_days': 0, 'domain_alert_days': 0,
                 'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': None,
             }
             row.update(values)
@@ -512,7 +547,7 @@ class Store:
         """
         creating = monitor_id is None
         errors = Errors()
-        form = Input(data, errors)
+        form = Input(data, errors, self._zone(account_id))
         values = {}
 
         def sent(key):
@@ -668,7 +703,7 @@ class Store:
         """Store an incident; returns the echo of the submitted fields."""
         with self.lock, self._transaction():
             errors = Errors()
-            form = Input(data, errors)
+            form = Input(data, errors, self._zone(account_id))
             now = utcnow()
             monitor = None
             monitor_id = form.text('monitor_id', required=True)
@@ -716,7 +751,7 @@ class Store:
         """PUT an incident: cause/comment change, acknowledged_at/ended_at are write-once, started_at is ignored."""
         with self.lock, self._transaction():
             errors = Errors()
-            form = Input(data, errors)
+            form = Input(data, errors, self._zone(account_id))
             if data.get('monitor_id') is not None:
                 errors.add('monitor_id', 'The monitor id field is prohibited.')
             acknowledged = form.timestamp('acknowledged_at')

@@ -94,7 +94,7 @@ def test_create_echoes_form_strings_and_show_returns_whole_record(emulator):
         'id': echo['id'], 'name': 'web', 'url': 'https://example.com/health', 'interval': 60,
         'alert_condition': 'url_unavailable', 'alert_text_lookup': None, 'request_method': 'GET',
         'request_headers': [{'key': 'X-A', 'value': '1'}], 'request_auth_username': 'u', 'request_auth_password': 's3cret',
-        'cache_buster': 1, 'ssl_alert_days': 14, 'domain_alert_days': None,
+        'cache_buster': 1, 'ssl_alert_days': 14, 'domain_alert_days': 0,
         'maintenance_start_at': '2030-01-01T10:00:00.000000Z', 'maintenance_end_at': '2030-01-01T11:00:00.000000Z',
         'alerts': [{'key': 'email', 'value': 'ops@example.com'}], 'status': 'pending',
         'created_at': record['created_at'], 'updated_at': record['updated_at'],

@@ -18,6 +18,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._incident import
     derived_status,
     duration,
 )
+from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import ensure_task
 from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
 from ansible_collections.uptime.monitoring.plugins.modules.incident import ARGUMENT_SPEC, IDENTITY
@@ -55,15 +56,15 @@ def test_status_is_derived_from_the_timestamps(values, expected):
 
 
 def test_duration_in_seconds_and_null_while_ongoing():
-    assert duration({'started_at': '2026-01-01T10:00:00', 'ended_at': '2026-01-01T10:50:30'}) == 3030
-    assert duration({'started_at': '2026-01-01T10:00:00', 'ended_at': None}) is None
+    assert duration({'started_at': '2026-01-01T10:00:00Z', 'ended_at': '2026-01-01T10:50:30Z'}) == 3030
+    assert duration({'started_at': '2026-01-01T10:00:00Z', 'ended_at': None}) is None
 
 
 def test_desired_converts_offsets_to_utc_and_drops_fractions():
     desired = INCIDENT.desired(params(monitor_id=3, started_at='2026-01-01T11:00:00+01:00',
                                       acknowledged_at='2026-01-01T10:05:00.123Z', ended_at='2026-01-01 10:30:00'))
-    assert desired == {'monitor_id': 3, 'started_at': '2026-01-01T10:00:00',
-                       'acknowledged_at': '2026-01-01T10:05:00', 'ended_at': '2026-01-01T10:30:00'}
+    assert desired == {'monitor_id': 3, 'started_at': '2026-01-01T10:00:00Z',
+                       'acknowledged_at': '2026-01-01T10:05:00Z', 'ended_at': '2026-01-01T10:30:00Z'}
 
 
 def test_a_timestamp_that_is_not_one_names_its_field_and_the_formats():
@@ -148,9 +149,9 @@ def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
     assert view['id'] == 9
     assert view['monitor_id'] == 4
     assert view['monitor_name'] == 'shop'
-    assert view['started_at'] == '2026-01-01T10:00:00'
-    assert view['acknowledged_at'] == '2026-01-01T10:05:00'
-    assert view['created_at'] == '2026-01-01T10:01:00'
+    assert view['started_at'] == '2026-01-01T10:00:00Z'
+    assert view['acknowledged_at'] == '2026-01-01T10:05:00Z'
+    assert view['created_at'] == '2026-01-01T10:01:00Z'
     assert view['status'] == 'acknowledged'
     assert view['duration'] is None
     assert view['monitor']['request_auth_password'] == MASK
@@ -196,10 +197,11 @@ def open_incident(emulator, monitor_id, started_at, **fields):
     return int(answer.json['data']['id'])
 
 
-def run(emulator, client, check_mode=False, **values):
-    """Run one task; returns (result, requests made, writes made)."""
+def run(emulator, client, check_mode=False, account_timezone='UTC', **values):
+    """Run one task (by default with the account's zone given); returns (result, requests made, writes made)."""
     emulator.clear_log()
-    result = ensure_task(INCIDENTS, client, params(**values), check_mode, IDENTITY)
+    result = ensure_task(INCIDENTS, client, params(**values), check_mode, IDENTITY,
+                         zone=account_zone(client, account_timezone))
     log = emulator.log()
     return result, log, [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
 
@@ -209,7 +211,7 @@ def test_create_by_monitor_name_then_no_change(emulator, client, monitor_id):
     assert created['changed']
     incident = created['incident']
     assert incident['monitor_id'] == monitor_id and incident['monitor_name'] == 'shop'
-    assert incident['started_at'] == '2026-01-01T10:00:00' and incident['status'] == 'unresolved'
+    assert incident['started_at'] == '2026-01-01T10:00:00Z' and incident['status'] == 'unresolved'
     assert incident['monitor']['request_auth_password'] == MASK
     assert [entry['method'] for entry in log] == ['GET', 'GET', 'POST', 'GET']
     assert len(writes) == 1
@@ -379,7 +381,7 @@ def test_absent_by_each_identity(emulator, client, monitor_id):
     first = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:30:00')
     ongoing = open_incident(emulator, monitor_id, '2026-01-02T10:00:00')
     gone, dummy, writes = run(emulator, client, check_mode=True, monitor='shop', state='absent')
-    assert gone['changed'] and gone['diff']['before']['started_at'] == '2026-01-02T10:00:00' and not writes
+    assert gone['changed'] and gone['diff']['before']['started_at'] == '2026-01-02T10:00:00Z' and not writes
     gone, dummy, writes = run(emulator, client, monitor='shop', state='absent')
     assert gone['changed'] and writes[0]['path'] == '/api/v1/incidents/%d' % ongoing
     # Only the ongoing incident is addressed by a monitor alone: the past one stays.

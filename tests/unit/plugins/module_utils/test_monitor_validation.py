@@ -73,8 +73,8 @@ def test_valid_input_is_normalised():
         maintenance_start_at='2026-01-01T12:00:00+01:00', maintenance_end_at='2026-01-01T12:30:00Z',
         alerts=[{'key': 'sms', 'value': '+4412345'}, {'key': 'webhook', 'value': 'https://hook.example.com/x'}],
     ))
-    assert desired['maintenance_start_at'] == '2026-01-01T11:00:00'
-    assert desired['maintenance_end_at'] == '2026-01-01T12:30:00'
+    assert desired['maintenance_start_at'] == '2026-01-01T11:00:00Z'
+    assert desired['maintenance_end_at'] == '2026-01-01T12:30:00Z'
     assert desired['cache_buster'] is True
     assert 'url_text' not in desired
 
@@ -102,7 +102,7 @@ def test_public_view_normalises_and_masks():
     view = public_view(SERVICE_RECORD)
     assert view['id'] == 12 and view['interval'] == 300 and view['ssl_alert_days'] == 14
     assert view['cache_buster'] is True and view['paused'] is True and view['status'] == 'paused'
-    assert view['created_at'] == '2026-01-01T00:00:00' and view['updated_at'] == '2026-01-02T00:00:00'
+    assert view['created_at'] == '2026-01-01T00:00:00Z' and view['updated_at'] == '2026-01-02T00:00:00Z'
     assert view['alerts'] == [{'key': 'email', 'value': 'ops@example.com'}]
     assert view['request_auth_password'] == MASK
     assert view['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'Accept', 'value': 'text/html'}]

@@ -20,12 +20,12 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import 
 
 
 @pytest.mark.parametrize('value, expected', [
-    ('2026-01-01T12:00:00', '2026-01-01T12:00:00'),
-    ('2026-01-01T12:00:00.000000Z', '2026-01-01T12:00:00'),
-    ('2026-01-01T12:00:00.999Z', '2026-01-01T12:00:00'),
-    ('2026-01-01T14:30:00+02:00', '2026-01-01T12:30:00'),
-    ('2026-01-01T00:30:00-01:00', '2026-01-01T01:30:00'),
-    ('2026-01-01 12:00:00', '2026-01-01T12:00:00'),
+    ('2026-01-01T12:00:00', '2026-01-01T12:00:00Z'),
+    ('2026-01-01T12:00:00.000000Z', '2026-01-01T12:00:00Z'),
+    ('2026-01-01T12:00:00.999Z', '2026-01-01T12:00:00Z'),
+    ('2026-01-01T14:30:00+02:00', '2026-01-01T12:30:00Z'),
+    ('2026-01-01T00:30:00-01:00', '2026-01-01T01:30:00Z'),
+    ('2026-01-01 12:00:00', '2026-01-01T12:00:00Z'),
     ('', None),
     (None, None),
 ])
@@ -105,9 +105,9 @@ def test_differences_only_for_managed_fields():
 def test_companions_are_sent_with_a_changed_field():
     current = MONITOR.current({'maintenance_start_at': '2026-01-01T10:00:00.000000Z',
                                'maintenance_end_at': '2026-01-01T11:00:00.000000Z'})
-    desired = {'maintenance_start_at': '2026-01-01T10:00:00', 'maintenance_end_at': '2026-01-01T12:00:00'}
+    desired = {'maintenance_start_at': '2026-01-01T10:00:00Z', 'maintenance_end_at': '2026-01-01T12:00:00Z'}
     changes = MONITOR.differences(desired, current)
-    assert changes == {'maintenance_end_at': '2026-01-01T12:00:00'}
+    assert changes == {'maintenance_end_at': '2026-01-01T12:00:00Z'}
     assert MONITOR.with_companions(changes, desired, current) == desired
 
 

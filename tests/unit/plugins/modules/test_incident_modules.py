@@ -124,7 +124,7 @@ def test_a_delete_whose_answer_was_lost_reports_the_change(emulator, connection,
     emulator.fault('drop', method='DELETE', when='after')
     result = run_module(incident, capsys, monitor_id=monitor_id, state='absent', **dict(connection, retries=2))
     assert result['changed'] and not result.get('failed')
-    assert result['diff']['before']['started_at'] == '2026-01-01T10:00:00' and result['incident'] == {}
+    assert result['diff']['before']['started_at'] == '2026-01-01T10:00:00Z' and result['incident'] == {}
     assert [entry['method'] for entry in emulator.log()][-2:] == ['DELETE', 'DELETE']
     assert emulator.api('GET', '/api/v1/incidents').json['data'] == []
 

@@ -151,3 +151,14 @@ def test_a_blank_name_finds_no_monitor_and_fails_cleanly(emulator, connection, c
     present = run(monitor.main, dict(connection, name=' ', url='https://x.example.com', interval=60), capsys)
     assert present['failed'] and present['msg'].startswith('name: must be 1 to 128 characters long')
     assert emulator.writes() == []
+
+
+def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, connection, capsys):
+    created = run(monitor.main, dict(connection, name='fresh', url='https://fresh.example.com', interval=60), capsys)
+    held = emulator.api('GET', '/api/v1/monitors/%d' % created['monitor']['id']).json['data']
+    assert created['monitor']['status'] == held['status'] == 'pending'
+    assert created['monitor']['cache_buster'] is False and held['cache_buster'] == 0
+    assert [entry['method'] for entry in emulator.log()][-2:] == ['POST', 'GET']  # the read above, none by the task
+    paused = run(monitor.main, dict(connection, name='resting', url='https://rest.example.com', interval=60,
+                                    paused=True), capsys)
+    assert paused['monitor']['status'] == 'paused'

@@ -1,0 +1,247 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Timestamps in the account's time zone: instants in, local times sent, UTC instants out."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import zoneinfo
+
+import pytest
+from ansible.module_utils.testing import patch_module_args
+from emulator.control import PRIMARY_KEY
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync, client_factory
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._resource import (
+    AccountZone,
+    ValidationError,
+    to_utc_timestamp,
+)
+from ansible_collections.uptime.monitoring.plugins.modules import incident, monitor, monitors
+
+NEW_YORK = 'America/New_York'
+KOLKATA = 'Asia/Kolkata'
+
+
+# -- values alone ---------------------------------------------------------------
+
+@pytest.mark.parametrize('zone, local, instant', [
+    (NEW_YORK, '2031-01-10T06:00:00', '2031-01-10T11:00:00Z'),  # EST, UTC-5
+    (NEW_YORK, '2031-07-10T06:00:00', '2031-07-10T10:00:00Z'),  # EDT, UTC-4
+    (KOLKATA, '2031-01-10T06:00:00', '2031-01-10T00:30:00Z'),  # UTC+5:30
+    ('UTC', '2031-01-10T06:00:00', '2031-01-10T06:00:00Z'),
+])
+def test_a_time_without_offset_is_the_accounts_local_time(zone, local, instant):
+    account = AccountZone(zone)
+    assert to_utc_timestamp(local, 'maintenance_start_at', account) == instant
+    assert account.local(instant) == local
+
+
+@pytest.mark.parametrize('given', ['2031-01-10T06:00:00Z', '2031-01-10T01:00:00-05:00', '2031-01-10T11:30:00+05:30'])
+def test_a_time_with_an_offset_is_an_instant_whatever_the_zone(given):
+    never_read = AccountZone(None, read_account=lambda: pytest.fail('the zone was read for an instant'))
+    assert to_utc_timestamp(given, 'started_at', never_read) == '2031-01-10T06:00:00Z'
+
+
+def test_the_zone_is_read_once_and_null_means_utc():
+    reads = []
+    account = AccountZone(None, read_account=lambda: reads.append(1) or {'timezone': None})
+    assert to_utc_timestamp('2031-01-10T06:00:00', 'x', account) == '2031-01-10T06:00:00Z'
+    assert to_utc_timestamp('2031-01-11T06:00:00', 'x', account) == '2031-01-11T06:00:00Z'
+    assert reads == [1] and account.describe() == "UTC (the account's setting)"
+
+
+def test_an_unknown_zone_names_the_option():
+    with pytest.raises(ValidationError) as caught:
+        AccountZone('Mars/Olympus_Mons')
+    assert caught.value.field == 'account_timezone' and 'IANA' in str(caught.value)
+
+
+# -- module runs against the emulator -------------------------------------------
+
+def run(module, args, capsys, check_mode=False):
+    if check_mode:
+        args = dict(args, _ansible_check_mode=True)
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            module.main()
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def connection(emulator, monkeypatch):
+    for name in ('UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_ACCOUNT_TIMEZONE'):
+        monkeypatch.delenv(name, raising=False)
+    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'retries': 0}
+
+
+def stored(emulator, kind, record_id):
+    return emulator.api('GET', '/api/v1/%s/%d' % (kind, record_id)).json['data']
+
+
+def account_reads(emulator):
+    return [entry for entry in emulator.log() if entry['path'] == '/api/v1/account']
+
+
+def window(start, end, **args):
+    return dict(args, name='shop', url='https://shop.example.com', interval=60,
+                maintenance_start_at=start, maintenance_end_at=end)
+
+
+@pytest.mark.parametrize('zone, start, end, stored_start, stored_end', [
+    (NEW_YORK, '2031-01-10T06:00:00', '2031-01-10T08:00:00', '2031-01-10T11:00:00', '2031-01-10T13:00:00'),
+    (NEW_YORK, '2031-07-10T06:00:00', '2031-07-10T08:00:00', '2031-07-10T10:00:00', '2031-07-10T12:00:00'),
+    (KOLKATA, '2031-07-10T06:00:00', '2031-07-10T08:00:00', '2031-07-10T00:30:00', '2031-07-10T02:30:00'),
+    (None, '2031-07-10T06:00:00', '2031-07-10T08:00:00', '2031-07-10T06:00:00', '2031-07-10T08:00:00'),
+    (NEW_YORK, '2031-01-10T06:00:00+00:00', '2031-07-10T08:00:00Z', '2031-01-10T06:00:00', '2031-07-10T08:00:00'),
+])
+def test_a_window_lands_on_the_intended_instants_and_settles(emulator, connection, capsys, zone, start, end,
+                                                             stored_start, stored_end):
+    emulator.timezone(zone)
+    created = run(monitor, dict(connection, **window(start, end)), capsys)
+    record = stored(emulator, 'monitors', created['monitor']['id'])
+    assert record['maintenance_start_at'].startswith(stored_start + '.')
+    assert record['maintenance_end_at'].startswith(stored_end + '.')
+    assert created['monitor']['maintenance_start_at'] == stored_start + 'Z'
+    emulator.clear_log()
+    again = run(monitor, dict(connection, **window(start, end)), capsys)
+    assert not again['changed'] and again['monitor']['maintenance_end_at'] == stored_end + 'Z'
+    assert not emulator.writes()
+
+
+def test_the_zone_costs_one_request_and_only_for_tasks_with_local_times(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    emulator.clear_log()
+    run(monitor, dict(connection, name='plain', url='https://plain.example.com', interval=60), capsys)
+    assert account_reads(emulator) == []
+    emulator.clear_log()
+    run(monitor, dict(connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
+    assert len(account_reads(emulator)) == 1
+    emulator.clear_log()
+    given = run(monitor, dict(connection, account_timezone=NEW_YORK,
+                              **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
+    assert not given['changed'] and account_reads(emulator) == []
+
+
+def test_the_zone_option_comes_from_the_environment(emulator, connection, capsys, monkeypatch):
+    emulator.timezone(KOLKATA)
+    monkeypatch.setenv('UPTIME_ACCOUNT_TIMEZONE', KOLKATA)
+    emulator.clear_log()
+    created = run(monitor, dict(connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
+    assert created['monitor']['maintenance_start_at'] == '2031-01-10T00:30:00Z' and account_reads(emulator) == []
+
+
+def test_a_wrong_zone_fails_naming_both_instants_and_the_zone(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    created = run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    result = run(monitor, dict(connection, account_timezone='UTC',
+                               **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')), capsys)
+    assert result['failed']
+    assert '2031-01-10T11:00:00Z' in result['msg'] and '2031-01-10T06:00:00Z' in result['msg']
+    assert 'UTC (option account_timezone)' in result['msg']
+    assert created['monitor']['id']
+
+
+def test_check_mode_predicts_the_instants_without_writing(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    predicted = run(monitor, dict(connection, **window('2031-07-10T06:00:00', '2031-07-10T08:00:00')), capsys,
+                    check_mode=True)
+    assert predicted['changed'] and predicted['monitor']['maintenance_start_at'] == '2031-07-10T10:00:00Z'
+    assert not emulator.writes()
+
+
+def local_now(zone, hours_ago):
+    moment = datetime.datetime.now(zoneinfo.ZoneInfo(zone)) - datetime.timedelta(hours=hours_ago)
+    return moment.replace(tzinfo=None, microsecond=0).strftime('%Y-%m-%dT%H:%M:%S')
+
+
+@pytest.mark.parametrize('zone', [NEW_YORK, KOLKATA])
+def test_an_incident_three_hours_ago_in_local_time_opens_once(emulator, connection, capsys, zone):
+    emulator.timezone(zone)
+    shop = run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    args = dict(connection, monitor='shop', started_at=local_now(zone, 3), cause='db')
+    opened = run(incident, args, capsys)
+    assert opened['changed'] and not opened.get('failed'), opened.get('msg')
+    record = stored(emulator, 'incidents', opened['incident']['id'])
+    assert to_utc_timestamp(record['started_at']) == to_utc_timestamp(args['started_at'], 'x', AccountZone(zone))
+    again = run(incident, args, capsys)
+    assert not again['changed'] and again['incident']['id'] == opened['incident']['id']
+    assert shop['monitor']['id'] == record['monitor']['id']
+
+
+@pytest.mark.parametrize('started_at, ended_at, stored_start', [
+    ('2026-01-15T09:00:00', '2026-01-15T10:00:00', '2026-01-15T14:00:00'),
+    ('2026-07-15T09:00:00', '2026-07-15T10:00:00', '2026-07-15T13:00:00'),
+    ('2026-07-15T09:00:00+02:00', '2026-07-15T10:00:00+02:00', '2026-07-15T07:00:00'),
+])
+def test_incident_times_land_on_their_instants_in_january_and_july(emulator, connection, capsys, started_at,
+                                                                    ended_at, stored_start):
+    emulator.timezone(NEW_YORK)
+    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    args = dict(connection, monitor='shop', started_at=started_at, ended_at=ended_at)
+    opened = run(incident, args, capsys)
+    assert opened['incident']['started_at'] == stored_start + 'Z' and opened['incident']['duration'] == 3600
+    again = run(incident, args, capsys)
+    assert not again['changed']
+
+
+def test_resolving_now_sends_the_local_time_of_now(emulator, connection, capsys):
+    emulator.timezone(KOLKATA)
+    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    run(incident, dict(connection, monitor='shop', started_at='2026-01-15T09:00:00'), capsys)
+    resolved = run(incident, dict(connection, monitor='shop', state='resolved'), capsys)
+    assert resolved['changed'] and not resolved.get('failed'), resolved.get('msg')
+    ended = datetime.datetime.strptime(resolved['incident']['ended_at'], '%Y-%m-%dT%H:%M:%SZ')
+    lag = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - ended
+    assert datetime.timedelta(0) <= lag < datetime.timedelta(minutes=5)
+
+
+def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    config = [dict(window('2031-01-10T06:00:00', '2031-01-10T08:00:00'), name='m%d' % number) for number in range(3)]
+    first = run(monitors, dict(connection, state='merged', config=config), capsys)
+    assert first['summary']['created'] == 3
+    assert {view['maintenance_start_at'] for view in first['after']} == {'2031-01-10T11:00:00Z'}
+    emulator.clear_log()
+    second = run(monitors, dict(connection, state='replaced', config=config), capsys)
+    assert not second['changed'] and len(account_reads(emulator)) == 1
+
+
+def test_an_export_applied_to_an_account_in_another_zone_keeps_the_instants(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    run(monitor, dict(connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
+    gathered = run(monitors, dict(connection, state='gathered'), capsys)['gathered']
+    emulator.reset()
+    emulator.timezone(KOLKATA)
+    run(monitors, dict(connection, state='merged', config=gathered), capsys)
+    record = emulator.api('GET', '/api/v1/monitors').json['data'][0]
+    assert record['maintenance_start_at'].startswith('2031-01-10T11:00:00.')
+
+
+def test_a_bulk_sync_without_local_times_reads_no_zone(emulator):
+    emulator.timezone(NEW_YORK)
+    params = dict(api_url=emulator.url, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=10, retries=0)
+    sync = MonitorSync(UptimeClient(**params), client_factory(params))
+    config = [dict(window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z'), name='instant')]
+    emulator.clear_log()
+    result = sync.run(dict(state='merged', config=config, workers=1), lambda values: None)
+    assert result['summary']['created'] == 1
+    # Sending an instant needs the zone: read once, by the write.
+    assert len(account_reads(emulator)) == 1
+    emulator.clear_log()
+    again = MonitorSync(UptimeClient(**params), client_factory(params)).run(
+        dict(state='merged', config=config, workers=1), lambda values: None)
+    assert not again['changed'] and account_reads(emulator) == []
+
+
+def test_a_local_time_in_the_future_everywhere_is_refused_before_the_zone_is_read(emulator, connection, capsys):
+    emulator.timezone(KOLKATA)
+    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    emulator.clear_log()
+    tomorrow = local_now('Pacific/Kiritimati', -24)  # a day ahead of the zone furthest ahead of UTC
+    result = run(incident, dict(connection, monitor='shop', started_at=tomorrow), capsys)
+    assert result['failed'] and result['field'] == 'started_at' and 'in the future' in result['msg']
+    assert emulator.log() == []
