@@ -7,7 +7,7 @@
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
 #
-# Sections (default order): sanity unit integration build lint docs ecosystem molecule reliability benchmark
+# Sections (default order): sanity unit integration build lint docs ecosystem molecule reliability benchmark eda
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -20,7 +20,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-SECTIONS=(sanity unit integration build lint docs ecosystem molecule reliability benchmark)
+SECTIONS=(sanity unit integration build lint docs ecosystem molecule reliability benchmark eda)
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
@@ -123,6 +123,26 @@ section_benchmark() {
     # counts are off; the times are printed, never asserted. The full run
     # (N = 200 and 1000) is the README's benchmark command.
     "$PY" tests/benchmark/run.py --n 10 --collections-path "$COLLECTIONS"
+}
+
+section_eda() {
+    # tests/eda (issue #15): the event source uptime.monitoring.events under the
+    # real ansible-rulebook (installed into .venv from requirements-dev.txt; it
+    # needs Java 17, java on PATH), against the emulator: one rule action per
+    # transition, nothing lost to faults or a restart, persistence dropping
+    # what a restart sends again, and the shipped rulebook acknowledging an
+    # incident. Prints the latency from each transition to its action and the
+    # requests per poll (never asserted); tests/output/eda/figures.json keeps them.
+    if ! command -v java >/dev/null 2>&1; then
+        echo "eda: ansible-rulebook needs Java 17 (java on PATH)" >&2
+        return 1
+    fi
+    local rc=0
+    "$PY" -m pytest tests/eda -p no:cacheprovider -s || rc=$?
+    if [[ $rc -eq 5 ]]; then
+        echo "eda: pytest collected no tests: failing" >&2
+    fi
+    return "$rc"
 }
 
 usage() {

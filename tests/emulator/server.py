@@ -586,6 +586,12 @@ class Handler(BaseHTTPRequestHandler):
                 monitor_ids = [int(monitor_id) for monitor_id in payload.get('monitor_ids', [])]
                 emulator.store.set_status_page(account['id'], int(payload['id']), monitor_ids)
                 return Response.json(200, {'id': int(payload['id']), 'monitor_ids': monitor_ids})
+            if action == ('POST', '/check'):
+                account = emulator.store.account_for_key(payload.get('api_key'))
+                if account is None:
+                    return Response.json(400, {'error': 'unknown api_key'})
+                return Response.json(200, emulator.store.check_monitor(account['id'], int(payload['monitor_id']),
+                                                                       payload.get('status')))
             if action == ('POST', '/account'):
                 emulator.store.set_timezone(payload['api_key'], payload.get('timezone'))
                 return Response.json(200, {'timezone': payload.get('timezone')})

@@ -74,10 +74,21 @@ CREATE TABLE IF NOT EXISTS monitors (
     maintenance_end_at TEXT,
     alerts TEXT,
     status TEXT NOT NULL DEFAULT 'pending',
-    started_at TEXT,
     created_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
+    updated_at TEXT NOT NULL,
+    started_at TEXT,
+    checked_at TEXT,
+    token TEXT
 );
+-- A monitor's started_at is when its current status began: set on create and at every status change
+-- (pause, resume, an incident opened or ended, a check that flips it), without touching updated_at.
+CREATE TRIGGER IF NOT EXISTS monitor_created AFTER INSERT ON monitors BEGIN
+    UPDATE monitors SET started_at = NEW.created_at, token = lower(hex(randomblob(16))) WHERE id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS monitor_status_changed AFTER UPDATE OF status ON monitors
+WHEN OLD.status IS NOT NEW.status BEGIN
+    UPDATE monitors SET started_at = strftime('%Y-%m-%dT%H:%M:%S', 'now') WHERE id = NEW.id;
+END;
 CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     account_id INTEGER NOT NULL REFERENCES accounts (id),
@@ -329,9 +340,6 @@ class Store:
         self.db.row_factory = sqlite3.Row
         self.db.execute('PRAGMA foreign_keys = ON')
         self.db.executescript(SCHEMA)
-        columns = {row['name'] for row in self.db.execute('PRAGMA table_info(monitors)')}
-        if 'started_at' not in columns:  # a database file written before monitors had started_at
-            self.db.execute('ALTER TABLE monitors ADD COLUMN started_at TEXT')
 
     def close(self):
         with self.lock:
@@ -444,7 +452,7 @@ class Store:
                 'maintenance_start_at': None, 'maintenance_end_at': None, 'alerts': None,
             }
             row.update(values)
-            row.update(account_id=account_id, status='pending', started_at=now, created_at=now, updated_at=now)
+            row.update(account_id=account_id, status='pending', created_at=now, updated_at=now)
             for key in ('request_headers', 'alerts'):
                 row[key] = json.dumps(row[key]) if row[key] is not None else None
             columns = sorted(row)
@@ -474,14 +482,28 @@ class Store:
                     values['status'] = 'paused'
                 elif current['status'] == 'paused':
                     values['status'] = 'offline' if self._ongoing_incident(monitor_id) else 'online'
-                if values.get('status', current['status']) != current['status']:
-                    values['started_at'] = utcnow().strftime(INPUT_FORMAT)
             changed = {key: value for key, value in values.items() if current[key] != value}
             if changed:
                 changed['updated_at'] = utcnow().strftime(INPUT_FORMAT)
                 assignments = ', '.join('%s = ?' % key for key in sorted(changed))
                 self.db.execute('UPDATE monitors SET %s WHERE id = ?' % assignments,
                                 [changed[key] for key in sorted(changed)] + [monitor_id])
+            return self._monitor_record(self._monitor_row(account_id, monitor_id))
+
+    def check_monitor(self, account_id, monitor_id, status):
+        """What the service's checker writes after a check: ``status`` and ``checked_at``, and on a flip between
+        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``."""
+        if status not in ('online', 'offline'):
+            raise ValueError('status must be online or offline')
+        with self.lock, self._transaction():
+            row = self._monitor_row(account_id, monitor_id)
+            if row is None:
+                raise NotFound()
+            if row['status'] == 'paused':
+                raise ValueError('a paused monitor is not checked')
+            token = "lower(hex(randomblob(16)))" if row['status'] != status else 'token'
+            self.db.execute('UPDATE monitors SET status = ?, checked_at = ?, token = %s WHERE id = ?' % token,
+                            (status, utcnow().strftime(INPUT_FORMAT), monitor_id))
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
     def delete_monitor(self, account_id, monitor_id):
@@ -497,9 +519,8 @@ class Store:
         return self.db.execute('SELECT * FROM monitors WHERE id = ? AND account_id = ?', (monitor_id, account_id)).fetchone()
 
     def _set_status(self, monitor_id, status):
-        """What an incident does to its monitor (a paused one stays paused); ``started_at`` marks a change of status."""
-        self.db.execute("UPDATE monitors SET started_at = CASE WHEN status != ? THEN ? ELSE started_at END, status = ?"
-                        " WHERE id = ? AND status != 'paused'", (status, utcnow().strftime(INPUT_FORMAT), status, monitor_id))
+        """What an incident does to its monitor (a paused one stays paused; the trigger moves ``started_at``)."""
+        self.db.execute("UPDATE monitors SET status = ? WHERE id = ? AND status != 'paused'", (status, monitor_id))
 
     def _ongoing_incident(self, monitor_id):
         return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
@@ -518,8 +539,8 @@ class Store:
             record[key] = json.loads(row[key]) if row[key] else None
         for key in ('maintenance_start_at', 'maintenance_end_at'):
             record[key] = render_time(row[key])
-        record.update(status=status, started_at=render_time(row['started_at']), created_at=render_time(row['created_at']),
-                      updated_at=render_time(row['updated_at']))
+        record.update(status=status, created_at=render_time(row['created_at']), updated_at=render_time(row['updated_at']),
+                      started_at=render_time(row['started_at']), checked_at=render_time(row['checked_at']), token=row['token'])
         return record
 
     def _validate_monitor(self, account_id, data, monitor_id, current=None):

@@ -97,9 +97,11 @@ def test_create_echoes_form_strings_and_show_returns_whole_record(emulator):
         'cache_buster': 1, 'ssl_alert_days': 14, 'domain_alert_days': 0,
         'maintenance_start_at': '2030-01-01T10:00:00.000000Z', 'maintenance_end_at': '2030-01-01T11:00:00.000000Z',
         'alerts': [{'key': 'email', 'value': 'ops@example.com'}], 'status': 'pending',
-        'started_at': record['created_at'], 'created_at': record['created_at'], 'updated_at': record['updated_at'],
+        'created_at': record['created_at'], 'updated_at': record['updated_at'],
+        'started_at': record['created_at'], 'checked_at': None, 'token': record['token'],
     }
     assert record['created_at'].endswith('.000000Z')
+    assert len(record['token']) == 32
 
 
 def test_create_answers_200_with_quirk(emulator):

@@ -1,0 +1,395 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The event source under the real ansible-rulebook, against the emulator (./scripts/test.sh eda).
+
+ansible-rulebook loads uptime.monitoring.events from the staged collection (ANSIBLE_COLLECTIONS_PATH), with
+only the environment that the EDA credential type of extras/eda/ injects. The emulator plays the service and
+its checker (POST /_emulator/check). Each transition is driven, then the rule's action (a debug line that
+names the transition and its uuid) is awaited: exactly one action per transition, none twice, none lost
+across a restart or injected faults. The latency from each transition to its action, and the requests per
+poll, are printed and written to tests/output/eda/figures.json (docs/performance.md quotes them); they are
+not asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import jinja2
+import pytest
+import yaml
+from emulator.control import PRIMARY_KEY, Emulator
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'eda', 'credential_type.yml')
+OUTPUT = os.path.join(REPO_ROOT, 'tests', 'output', 'eda')
+BIN = os.path.dirname(sys.executable)
+INTERVAL = 1
+ACTION = re.compile(r'TRANSITION (?P<type>\S+) monitor=(?P<monitor>\S+) incident=(?P<incident>\S+) '
+                    r'(?P<previous>\S+)->(?P<status>\S+) uuid=(?P<uuid>\S+)')
+
+MONITOR = {'url': 'https://web.example.com', 'interval': '60', 'request_method': 'GET',
+           'alert_condition': 'url_unavailable'}
+FIGURES = {'latency': [], 'requests_per_poll': {}}
+
+
+def make_rulebook(**source_args):
+    rule_source = dict({'interval': INTERVAL}, **source_args)
+    return [{
+        'name': 'Every transition of the phpUptime service',
+        'hosts': 'all',
+        'sources': [{'name': 'uptime', 'uptime.monitoring.events': rule_source}],
+        'rules': [{
+            'name': 'Record the transition',
+            'condition': 'event.uptime.type is defined',
+            'action': {'debug': {'msg': 'TRANSITION {{ event.uptime.type }} monitor={{ event.uptime.monitor_id }} '
+                                        'incident={{ event.uptime.incident_id }} {{ event.uptime.previous_status }}->'
+                                        '{{ event.uptime.status }} uuid={{ event.meta.uuid }}'}},
+        }],
+    }]
+
+
+def credential_environment(url, api_key):
+    """The environment the EDA credential type injects, rendered from its injectors as EDA renders them."""
+    with open(CREDENTIAL_TYPE, encoding='utf-8') as handle:
+        credential_type = yaml.safe_load(handle)
+    inputs = {'url': url, 'api_key': api_key, 'skip_tls_verify': False, 'account_timezone': ''}
+    missing = set(credential_type['inputs']['required']) - set(inputs)
+    assert not missing
+    return {name: jinja2.Template(template).render(**inputs) for name, template in credential_type['injectors']['env'].items()}
+
+
+class Rulebook:
+    """One ansible-rulebook process; its output lines are kept with the time each arrived."""
+
+    def __init__(self, workdir, rulebook, env, extra_args=(), variables=None):
+        self.lines = []
+        self.lock = threading.Lock()
+        if isinstance(rulebook, str):  # a rulebook of a collection, by name
+            path = rulebook
+        else:
+            path = os.path.join(workdir, 'rulebook.yml')
+            with open(path, 'w', encoding='utf-8') as handle:
+                yaml.safe_dump(rulebook, handle)
+        inventory = os.path.join(workdir, 'inventory.yml')
+        with open(inventory, 'w', encoding='utf-8') as handle:
+            localhost = {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable}
+            yaml.safe_dump({'all': {'hosts': {'localhost': localhost}}}, handle)
+        command = [os.path.join(BIN, 'ansible-rulebook'), '-r', path, '-i', inventory]
+        if variables:
+            vars_file = os.path.join(workdir, 'vars.yml')
+            with open(vars_file, 'w', encoding='utf-8') as handle:
+                yaml.safe_dump(variables, handle)
+            command += ['--vars', vars_file]
+        command += list(extra_args)
+        self.process = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,  # pylint: disable=consider-using-with
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        start_new_session=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            with self.lock:
+                self.lines.append((time.monotonic(), line.rstrip('\n')))
+
+    def output(self):
+        with self.lock:
+            return '\n'.join(line for dummy, line in self.lines)
+
+    def actions(self):
+        with self.lock:
+            return [(moment, ACTION.search(line).groupdict()) for moment, line in self.lines if ACTION.search(line)]
+
+    def wait_actions(self, count, timeout=45):
+        deadline = time.monotonic() + timeout
+        while len(self.actions()) < count:
+            if self.process.poll() is not None:
+                raise AssertionError('ansible-rulebook ended (rc %s):\n%s' % (self.process.returncode, self.output()))
+            if time.monotonic() > deadline:
+                raise AssertionError('expected %d actions, got %d:\n%s' % (count, len(self.actions()), self.output()))
+            time.sleep(0.05)
+        return self.actions()
+
+    def stop(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+            try:
+                self.process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+        self.reader.join(5)
+
+
+@pytest.fixture(scope='module')
+def emulator():
+    server = Emulator.start(api_keys=(PRIMARY_KEY,))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def env(emulator, tmp_path):
+    """Only what ansible-rulebook needs, plus the credential's injected variables."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith('UPTIME_')}
+    environment.update(credential_environment(emulator.url, PRIMARY_KEY))
+    environment['PATH'] = BIN + os.pathsep + environment.get('PATH', '')
+    environment['ANSIBLE_LOCAL_TEMP'] = str(tmp_path / 'ansible-tmp')
+    environment['ANSIBLE_NOCOLOR'] = '1'
+    return environment
+
+
+@pytest.fixture
+def running(tmp_path, env):
+    started = []
+
+    def start(rulebook, extra_args=(), variables=None):
+        rulebook_process = Rulebook(str(tmp_path), rulebook, env, extra_args, variables)
+        started.append(rulebook_process)
+        return rulebook_process
+
+    yield start
+    for rulebook_process in started:
+        rulebook_process.stop()
+    os.makedirs(OUTPUT, exist_ok=True)
+    with open(os.path.join(OUTPUT, 'figures.json'), 'w', encoding='utf-8') as handle:
+        json.dump(FIGURES, handle, indent=2)
+
+
+def create_monitor(emulator, name):
+    answer = emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name=name))
+    assert answer.status == 201, answer.text
+    return answer.json['data']['id']
+
+
+def now_text():
+    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime())
+
+
+def open_incident(emulator, monitor_id):
+    answer = emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': now_text()})
+    assert answer.status == 201, answer.text
+    return answer.json['data']['id']
+
+
+def put(emulator, path, **fields):
+    answer = emulator.api('PUT', path, data=fields)
+    assert answer.status == 200, answer.text
+
+
+def wait_polls(emulator, polls=2, timeout=60, path='/api/v1/incidents'):
+    """Wait until the source has read ``path`` ``polls`` more times (its first poll is the baseline)."""
+    def reads():
+        return len([entry for entry in emulator.log() if entry['path'] == path and entry['method'] == 'GET'
+                    and entry['status'] == 200])
+    target = reads() + polls
+    deadline = time.monotonic() + timeout
+    while reads() < target:
+        assert time.monotonic() < deadline, 'the source did not poll'
+        time.sleep(0.1)
+
+
+def expect(rulebook, seen, step, expected, name):
+    """Drive ``step``, wait for ``expected`` actions ((type, monitor, incident, previous, status)), record latency."""
+    time.sleep(1.05)  # timestamps have a resolution of one second: keep transitions of one record apart
+    started = time.monotonic()
+    step()
+    actions = rulebook.wait_actions(seen + len(expected))
+    new = actions[seen:]
+    got = [(action['type'], action['monitor'], action['incident'], action['previous'], action['status'])
+           for dummy, action in new]
+    assert got == [tuple(str(part) for part in item) for item in expected], (name, got)
+    FIGURES['latency'].append({'step': name, 'seconds': round(max(moment for moment, dummy in new) - started, 2)})
+    return seen + len(expected)
+
+
+def test_one_action_per_transition_and_nothing_lost_to_faults_or_a_restart(emulator, running, tmp_path):
+    emulator.reset()
+    web = create_monitor(emulator, 'web')
+    db = create_monitor(emulator, 'db')
+    state_file = str(tmp_path / 'uptime-events.json')
+    rulebook = running(make_rulebook(state_file=state_file))
+    wait_polls(emulator)
+    assert rulebook.actions() == []  # the first poll is a baseline
+
+    seen = 0
+    seen = expect(rulebook, seen, lambda: emulator.check(web, 'online'),
+                  [('monitor_status_changed', web, None, 'pending', 'online')], 'checker: pending -> online')
+    incident = []
+    seen = expect(rulebook, seen, lambda: incident.append(open_incident(emulator, web)),
+                  [('incident_opened', web, 1, None, 'unresolved'),
+                   ('monitor_status_changed', web, None, 'online', 'offline')], 'incident opened')
+    seen = expect(rulebook, seen, lambda: put(emulator, '/api/v1/incidents/1', acknowledged_at=now_text()),
+                  [('incident_acknowledged', web, 1, 'unresolved', 'acknowledged')], 'incident acknowledged')
+    seen = expect(rulebook, seen, lambda: put(emulator, '/api/v1/incidents/1', ended_at=now_text()),
+                  [('incident_resolved', web, 1, 'acknowledged', 'resolved'),
+                   ('monitor_status_changed', web, None, 'offline', 'online')], 'incident resolved')
+    seen = expect(rulebook, seen, lambda: put(emulator, '/api/v1/monitors/%d' % web, pause=1),
+                  [('monitor_status_changed', web, None, 'online', 'paused')], 'pause')
+    seen = expect(rulebook, seen, lambda: put(emulator, '/api/v1/monitors/%d' % web, pause=0),
+                  [('monitor_status_changed', web, None, 'paused', 'online')], 'resume')
+    for previous, status in (('online', 'offline'), ('offline', 'online'), ('online', 'offline')):
+        seen = expect(rulebook, seen, lambda status=status: emulator.check(web, status),
+                      [('monitor_status_changed', web, None, previous, status)], 'flap: %s -> %s' % (previous, status))
+
+    # Requests per poll with 2 monitors and 1 incident: count the reads over a few quiet polls.
+    emulator.clear_log()
+    wait_polls(emulator, polls=4)
+    reads = [entry['path'] for entry in emulator.log()]
+    polls = reads.count('/api/v1/incidents')
+    FIGURES['requests_per_poll']['2 monitors, 1 incident'] = round(len(reads) / float(polls), 2)
+    assert set(reads) == {'/api/v1/monitors', '/api/v1/incidents'}
+
+    # Faults while transitions happen: a 429 with Retry-After, two 500s, a dropped connection, a cut answer.
+    emulator.fault('status', status=429, retry_after=2, method='GET', path='/api/v1/monitors')
+    emulator.fault('status', status=500, count=2, method='GET', path='/api/v1/incidents')
+    emulator.fault('drop', method='GET', path='/api/v1/monitors')
+    emulator.fault('truncated', method='GET', path='/api/v1/incidents')
+    seen = expect(rulebook, seen, lambda: open_incident(emulator, db),
+                  [('incident_opened', db, 2, None, 'unresolved'),
+                   ('monitor_status_changed', db, None, 'pending', 'offline')], 'opened during 429/500/drop faults')
+    assert emulator.faults() == []
+    faulted = [entry['fault'] for entry in emulator.log() if entry['fault']]
+    assert sorted(faulted) == ['drop', 'status', 'status', 'status', 'truncated']
+
+    # A restart with the state file: what happened while it was stopped is reported once, nothing earlier again.
+    rulebook.stop()
+    before_restart = [action for dummy, action in rulebook.actions()]
+    assert len(before_restart) == seen
+    assert len({action['uuid'] for action in before_restart}) == seen  # every transition its own uuid
+    put(emulator, '/api/v1/incidents/2', ended_at=now_text())
+    time.sleep(1.05)
+    emulator.check(web, 'online')
+    restarted = running(make_rulebook(state_file=state_file))
+    actions = restarted.wait_actions(3)
+    wait_polls(emulator, polls=3)
+    got = sorted((action['type'], action['monitor'], action['incident'], action['previous'], action['status'])
+                 for dummy, action in restarted.actions())
+    assert got == sorted([('incident_resolved', str(db), '2', 'unresolved', 'resolved'),
+                          ('monitor_status_changed', str(db), 'None', 'offline', 'online'),
+                          ('monitor_status_changed', str(web), 'None', 'offline', 'online')])
+    assert not {action['uuid'] for dummy, action in actions} & {action['uuid'] for action in before_restart}
+    print('\nlatency from transition to action (interval %ss):' % INTERVAL)
+    for figure in FIGURES['latency']:
+        print('  %-40s %5.2f s' % (figure['step'], figure['seconds']))
+    print('requests per poll: %s' % FIGURES['requests_per_poll'])
+
+
+def test_persistence_drops_what_a_restart_sends_again(emulator, running, tmp_path):
+    """emit_existing re-sends the ongoing incident and the offline monitor with their live uuids; persistence drops them."""
+    emulator.reset()
+    web = create_monitor(emulator, 'web')
+    emulator.check(web, 'online')  # emit_existing sends monitors that are not online
+    variables = {'drools_db_file_path': str(tmp_path / 'h2' / 'rulebook'), 'drools_deduplication_window_size': 100}
+    persistence = ['--persistence-id', '15', '--id', '1', '-v']  # -v: the engine says what it drops
+    rulebook = running(make_rulebook(emit_existing=True), persistence, variables)
+    wait_polls(emulator)
+    assert rulebook.actions() == []
+    open_incident(emulator, web)
+    first = [action for dummy, action in rulebook.wait_actions(2)]
+    wait_polls(emulator)
+    rulebook.stop()
+
+    again = running(make_rulebook(emit_existing=True), persistence, variables)
+    wait_polls(emulator, polls=3)
+    assert again.actions() == [], again.output()
+    dropped = re.findall(r'Event (\S+) has already been processed once', again.output())
+    assert sorted(dropped) == sorted(action['uuid'] for action in first)
+    # A new transition still gets through.
+    time.sleep(1.05)
+    put(emulator, '/api/v1/incidents/1', acknowledged_at=now_text())
+    (dummy, action), = again.wait_actions(1)
+    assert (action['type'], action['status']) == ('incident_acknowledged', 'acknowledged')
+
+
+def test_a_refused_key_stops_ansible_rulebook_with_one_message(emulator, running, env):
+    env['UPTIME_API_KEY'] = 'not-a-valid-key-4711'
+    rulebook = running(make_rulebook())
+    rulebook.process.wait(60)
+    output = rulebook.output()
+    assert rulebook.process.returncode != 0
+    assert 'authentication failed: check api_key' in output
+    assert 'not-a-valid-key-4711' not in output
+
+
+def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offline(emulator, running):
+    emulator.reset()
+    web = create_monitor(emulator, 'web')
+    create_monitor(emulator, 'quiet')
+    rulebook = running('uptime.monitoring.acknowledge_offline', variables={'uptime_events_interval': INTERVAL})
+    wait_polls(emulator, path='/api/v1/monitors')  # the rulebook watches monitors only
+    started = time.monotonic()
+    incident_id = open_incident(emulator, web)
+    deadline = started + 90
+    while True:
+        record = emulator.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']
+        if record['status'] == 'acknowledged':
+            break
+        assert time.monotonic() < deadline, rulebook.output()
+        time.sleep(0.2)
+    FIGURES['latency'].append({'step': 'offline -> incident acknowledged by the playbook',
+                               'seconds': round(time.monotonic() - started, 2)})
+    assert record['comment'].startswith('Acknowledged by Event-Driven Ansible')
+    wait_polls(emulator, polls=3, path='/api/v1/monitors')
+    writes = [entry for entry in emulator.writes() if entry['path'] == '/api/v1/incidents/%d' % incident_id]
+    assert len(writes) == 1  # one playbook run for one transition
+    assert shutil.which('java'), 'ansible-rulebook needs java on PATH'
+
+
+def seed_account(emulator, monitors, ongoing, resolved):
+    """``monitors`` monitors; the first ``ongoing`` have an ongoing incident, the next ``resolved`` a resolved one."""
+    ids = [create_monitor(emulator, 'm%04d' % index) for index in range(monitors)]
+    base = time.time() - 7200
+    for index, monitor_id in enumerate(ids[:ongoing + resolved]):
+        started = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(base + index * 10))
+        fields = {'monitor_id': monitor_id, 'started_at': started}
+        if index >= ongoing:
+            fields['ended_at'] = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(base + index * 10 + 5))
+        assert emulator.api('POST', '/api/v1/incidents', data=fields).status == 201
+    return ids
+
+
+@pytest.mark.parametrize('monitors, ongoing, resolved', [(10, 2, 5), (250, 30, 150)])
+def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, monitors, ongoing, resolved):
+    """ceil(N / 100) pages of monitors, and the incidents up to the first page that reaches the cut."""
+    import runpy  # pylint: disable=import-outside-toplevel
+    source = runpy.run_path(os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py'))
+    emulator.reset()
+    ids = seed_account(emulator, monitors, ongoing, resolved)
+    poller = source['Poller'](source['parse_args']({'api_url': emulator.url, 'api_key': PRIMARY_KEY}, environ={}))
+    emulator.clear_log()
+    poller.poll()
+    baseline = len(emulator.log())
+    emulator.clear_log()
+    poller.poll()
+    quiet = len(emulator.log())
+    # Up to five ongoing incidents resolved and five monitors flipped between two polls.
+    resolved_now = min(5, ongoing)
+    for incident_id in range(1, resolved_now + 1):
+        put(emulator, '/api/v1/incidents/%d' % incident_id, ended_at=now_text())
+    for monitor_id in ids[-5:]:
+        emulator.check(monitor_id, 'offline')
+    emulator.clear_log()
+    events = poller.poll()
+    busy = len(emulator.log())
+    transitions = 2 * resolved_now + 5  # each resolved incident's monitor came back online too
+    assert len(events) == transitions
+    monitor_pages = -(-monitors // 100)
+    assert quiet == busy == monitor_pages + -(-(ongoing + 1) // 100)
+    key = '%d monitors, %d incidents (%d ongoing)' % (monitors, ongoing + resolved, ongoing)
+    FIGURES['requests_per_poll'][key] = {'first poll': baseline, 'quiet poll': quiet,
+                                         'poll with %d transitions' % transitions: busy}
+    print('\nrequests per poll, %s: first %d, quiet %d, with %d transitions %d'
+          % (key, baseline, quiet, transitions, busy))
+    os.makedirs(OUTPUT, exist_ok=True)
+    with open(os.path.join(OUTPUT, 'figures.json'), 'w', encoding='utf-8') as handle:
+        json.dump(FIGURES, handle, indent=2)

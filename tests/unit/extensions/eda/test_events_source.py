@@ -1,0 +1,653 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The event source uptime.monitoring.events: its arguments, its copy of the HTTP client, the transitions it
+finds, the uuids it gives them and its error policy, against the emulator and a scripted HTTP server.
+
+The source is loaded with ``runpy.run_path``, as ansible-rulebook loads it: this also proves it stands alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import http.server
+import json
+import logging
+import os
+import runpy
+import threading
+import time
+
+import pytest
+import yaml
+from emulator.control import NOPLAN_KEY, PRIMARY_KEY
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
+SOURCE_PATH = os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py')
+
+MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
+           'request_method': 'GET', 'alert_condition': 'url_unavailable'}
+
+
+@pytest.fixture
+def source():
+    """A fresh copy of the source module (its globals), loaded the way ansible-rulebook loads it."""
+    return runpy.run_path(SOURCE_PATH)
+
+
+def now_text(seconds_ago=0):
+    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
+    return moment.strftime('%Y-%m-%dT%H:%M:%S')
+
+
+def create_monitor(emulator, name='web', **fields):
+    answer = emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name=name, **fields))
+    assert answer.status in (200, 201), answer.text
+    return answer.json['data']['id']
+
+
+def open_incident(emulator, monitor_id, seconds_ago=60, **fields):
+    answer = emulator.api('POST', '/api/v1/incidents',
+                          data=dict(monitor_id=monitor_id, started_at=now_text(seconds_ago), **fields))
+    assert answer.status in (200, 201), answer.text
+    return answer.json['data']['id']
+
+
+def update_incident(emulator, incident_id, **fields):
+    answer = emulator.api('PUT', '/api/v1/incidents/%d' % incident_id, data=fields)
+    assert answer.status == 200, answer.text
+
+
+def make_poller(source, url, key=PRIMARY_KEY, **args):
+    settings = source['parse_args'](dict(dict(api_url=url, api_key=key, interval=1), **args), environ={})
+    return source['Poller'](settings)
+
+
+def summary(events):
+    return [(event['uptime']['type'], event['uptime'].get('incident_id') or event['uptime']['monitor_id'],
+             event['uptime']['previous_status'], event['uptime']['status']) for event in events]
+
+
+def uuids(events):
+    return [event['meta']['uuid'] for event in events]
+
+
+# -- documentation and arguments ----------------------------------------------------------------------
+
+
+def test_documentation_lists_exactly_the_options_the_source_reads(source):
+    documentation = yaml.safe_load(source['DOCUMENTATION'])
+    assert list(documentation['options']) == list(source['OPTIONS'])
+    assert documentation['options']['watch']['choices'] == list(source['WATCH_CHOICES'])
+    for rulebook in yaml.safe_load(source['EXAMPLES']):
+        assert rulebook['sources'][0].keys() == {'uptime.monitoring.events'}
+        assert set(rulebook['sources'][0]['uptime.monitoring.events']) <= set(source['OPTIONS'])
+
+
+def test_arguments_fall_back_to_the_environment_of_the_modules(source):
+    settings = source['parse_args']({}, environ={'UPTIME_API_URL': 'https://uptime.example.com/api/v1/',
+                                                 'UPTIME_API_KEY': 'k' * 20, 'UPTIME_VALIDATE_CERTS': 'false'})
+    assert settings['base_url'] == 'https://uptime.example.com'
+    assert settings['api_key'] == 'k' * 20
+    assert settings['validate_certs'] is False
+    assert settings['interval'] == 60
+    assert settings['watch'] == ('incidents', 'monitors')
+    assert settings['emit_existing'] is False
+
+
+def test_an_argument_wins_over_its_environment_variable(source):
+    settings = source['parse_args']({'api_url': 'http://a.example', 'api_key': 'from-args', 'validate_certs': True,
+                                     'watch': ['monitors']},
+                                    environ={'UPTIME_API_URL': 'http://b.example', 'UPTIME_API_KEY': 'from-env',
+                                             'UPTIME_VALIDATE_CERTS': 'false'})
+    assert (settings['base_url'], settings['api_key'], settings['validate_certs']) == ('http://a.example', 'from-args', True)
+    assert settings['watch'] == ('monitors',)
+
+
+@pytest.mark.parametrize('args, words', [
+    ({'api_url': 'https://u.example'}, ['api_key', 'UPTIME_API_KEY']),
+    ({'api_key': 'secret-key-1234'}, ['api_url', 'UPTIME_API_URL']),
+    ({'api_url': 'ftp://u.example', 'api_key': 'secret-key-1234'}, ['api_url', 'http']),
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'interval': 0}, ['interval', 'greater than 0']),
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'watch': ['incidents', 'pages']},
+     ['watch', 'incidents and monitors']),
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'emit_existing': 'maybe'}, ['emit_existing', 'boolean']),
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'delay': 5}, ['unknown argument', 'delay', 'interval']),
+])
+def test_invalid_arguments_are_refused_with_the_field_named(source, args, words):
+    with pytest.raises(source['SourceError']) as caught:
+        source['parse_args'](args, environ={})
+    for word in words:
+        assert word in str(caught.value)
+    assert 'secret-key-1234' not in str(caught.value)
+
+
+def test_arguments_ansible_rulebook_adds_are_accepted(source):
+    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'eda_feedback_queue': object()},
+                                    environ={})
+    assert settings['api_key'] == 'k1234'
+
+
+# -- the HTTP copy ------------------------------------------------------------------------------
+
+
+class Scripted(http.server.BaseHTTPRequestHandler):
+    """Answers from a list of (status, headers, body) and records each request's path and headers."""
+
+    def do_GET(self):  # pylint: disable=invalid-name
+        server = self.server
+        server.requests.append({'path': self.path, 'headers': dict(self.headers.items())})
+        status, headers, body = server.answers.pop(0) if server.answers else (500, {}, b'{}')
+        if status is None:
+            self.connection.close()
+            return
+        payload = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header('Content-Length', str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args):  # pylint: disable=arguments-differ
+        pass
+
+
+@pytest.fixture
+def scripted():
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Scripted)
+    server.answers, server.requests = [], []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    server.url = 'http://127.0.0.1:%d' % server.server_address[1]
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def page(records, next_url=None):
+    return {'data': records, 'links': {'next': next_url}, 'meta': {}, 'status': 200}
+
+
+def test_client_sends_bearer_and_json_accept_and_follows_the_query_of_links_next(source, scripted):
+    # links.next names an address this client cannot reach (a proxy's): only its query is taken.
+    scripted.answers = [(200, {}, page([{'id': 1}], 'http://internal.invalid:9/api/v1/monitors?page=2&per_page=100')),
+                        (200, {}, page([{'id': 2}]))]
+    client = source['Client'](scripted.url, 'key-1234')
+    records = [record for records in client.pages('/api/v1/monitors', {'per_page': 100, 'sort': 'asc'}) for record in records]
+    assert records == [{'id': 1}, {'id': 2}]
+    assert client.request_count == 2
+    first, second = scripted.requests
+    assert first['headers']['Authorization'] == 'Bearer key-1234'
+    assert first['headers']['Accept'] == 'application/json'
+    assert second['path'].startswith('/api/v1/monitors?') and 'page=2' in second['path'] and 'sort=asc' in second['path']
+
+
+def test_client_reads_a_list_sent_as_an_object_keyed_by_position(source, scripted):
+    scripted.answers = [(200, {}, {'data': {'1': {'id': 'b'}, '0': {'id': 'a'}}, 'links': {}, 'meta': {}})]
+    client = source['Client'](scripted.url, 'key-1234')
+    assert list(client.pages('/api/v1/monitors', {})) == [[{'id': 'a'}, {'id': 'b'}]]
+
+
+@pytest.mark.parametrize('answer, kind, words', [
+    ((429, {'Retry-After': '7'}, {'message': 'Too Many Attempts.'}), 'TransientError', ['429']),
+    ((500, {}, {'message': 'Server Error'}), 'TransientError', ['500', 'the service failed']),
+    ((503, {}, b'<html>maintenance</html>'), 'TransientError', ['503']),
+    ((200, {}, b'<html>proxy page</html>'), 'TransientError', ['not the API']),
+    ((401, {}, {'message': 'Unauthenticated.'}), 'SourceError', ['401', 'api_key']),
+    ((403, {}, {'message': "You don't have access to this feature."}), 'SourceError', ['403', 'API access']),
+    ((302, {'Location': '/login'}, b''), 'SourceError', ['login page', 'api_key']),
+    ((404, {}, {'message': 'Resource not found.'}), 'NotFound', ['404']),
+    ((422, {}, {'message': 'bad'}), 'SourceError', ['422']),
+])
+def test_client_sorts_answers_into_transient_fatal_and_not_found(source, scripted, answer, kind, words):
+    scripted.answers = [answer]
+    client = source['Client'](scripted.url, 'key-1234')
+    with pytest.raises(source[kind]) as caught:
+        client.get('/api/v1/monitors')
+    for word in words:
+        assert word in str(caught.value)
+    if answer[0] == 429:
+        assert caught.value.retry_after == 7
+
+
+def test_client_treats_a_dropped_connection_and_a_refused_one_as_transient(source, scripted):
+    scripted.answers = [(None, {}, b'')]
+    client = source['Client'](scripted.url, 'key-1234')
+    with pytest.raises(source['TransientError']):
+        client.get('/api/v1/monitors')
+    port = scripted.server_address[1]
+    scripted.shutdown()
+    scripted.server_close()
+    refused = source['Client']('http://127.0.0.1:%d' % port, 'key-1234')
+    with pytest.raises(source['TransientError']) as caught:
+        refused.get('/api/v1/monitors')
+    assert 'connection failed' in str(caught.value)
+
+
+def test_retry_after_is_read_in_seconds_and_capped(source):
+    assert source['parse_retry_after']('3') == 3
+    assert source['parse_retry_after']('100000') == source['MAX_RETRY_AFTER']
+    assert source['parse_retry_after'](None) is None
+    assert source['parse_retry_after']('soon') is None
+
+
+# -- masking ------------------------------------------------------------------------------------
+
+
+def test_masking_hides_the_password_sensitive_headers_and_secret_keys(source):
+    monitor = {'id': 1, 'name': 'web', 'request_auth_username': 'bob', 'request_auth_password': 'hunter2',
+               'request_headers': {'0': {'key': 'Authorization', 'value': 'Bearer abc'},
+                                   '1': {'key': 'X-Trace', 'value': 'on'}},
+               'token': 'f00d', 'status': 'online'}
+    masked = source['masked_monitor'](monitor)
+    assert masked['request_auth_username'] == 'bob'
+    assert masked['request_auth_password'] == source['MASK']
+    assert masked['request_headers'] == [{'key': 'Authorization', 'value': source['MASK']}, {'key': 'X-Trace', 'value': 'on'}]
+    assert masked['token'] == source['MASK']
+    incident = source['masked_incident']({'id': 3, 'monitor': monitor, 'cause': 'down'})
+    assert 'hunter2' not in json.dumps(incident) and 'Bearer abc' not in json.dumps(incident)
+    assert monitor['request_auth_password'] == 'hunter2'  # the record itself is left alone
+
+
+# -- transitions and uuids (no I/O) -------------------------------------------------------------------
+
+
+def incident(incident_id, started, acknowledged=None, ended=None, monitor_id=1):
+    return {'id': incident_id, 'monitor': {'id': monitor_id, 'name': 'web'}, 'started_at': started,
+            'acknowledged_at': acknowledged, 'ended_at': ended}
+
+
+def monitor(monitor_id, status, started, **more):
+    return dict({'id': monitor_id, 'name': 'm%d' % monitor_id, 'status': status, 'started_at': started}, **more)
+
+
+T0, T1, T2, T3 = ('2026-01-01T10:00:00.000000Z', '2026-01-01T10:05:00.000000Z', '2026-01-01T10:09:00.000000Z',
+                  '2026-01-01T10:20:00.000000Z')
+
+
+def test_an_incident_seen_only_once_resolved_yields_all_three_transitions_oldest_first(source):
+    tracker = source['Tracker']('https://u.example')
+    assert tracker.incident_events([], [], 'now') == []  # the baseline
+    events = tracker.incident_events([incident(7, T0, T1, T2)], [], 'now')
+    assert summary(events) == [('incident_opened', 7, None, 'unresolved'),
+                               ('incident_acknowledged', 7, 'unresolved', 'acknowledged'),
+                               ('incident_resolved', 7, 'acknowledged', 'resolved')]
+    assert [event['uptime']['at'] for event in events] == ['2026-01-01T10:00:00', '2026-01-01T10:05:00', '2026-01-01T10:09:00']
+    assert len(set(uuids(events))) == 3
+    assert tracker.incident_events([incident(7, T0, T1, T2)], [], 'now') == []  # nothing new
+
+
+def test_each_incident_transition_is_reported_once_as_it_happens(source):
+    tracker = source['Tracker']('https://u.example')
+    tracker.incident_events([], [], 'now')
+    opened = tracker.incident_events([incident(1, T0)], [], 'now')
+    acknowledged = tracker.incident_events([incident(1, T0, T1)], [], 'now')
+    again = tracker.incident_events([incident(1, T0, T1)], [], 'now')
+    resolved = tracker.incident_events([incident(1, T0, T1, T2)], [], 'now')
+    assert summary(opened + acknowledged + again + resolved) == [
+        ('incident_opened', 1, None, 'unresolved'), ('incident_acknowledged', 1, 'unresolved', 'acknowledged'),
+        ('incident_resolved', 1, 'acknowledged', 'resolved')]
+
+
+def test_the_same_transition_gets_the_same_uuid_whoever_sees_it_and_when(source):
+    live = source['Tracker']('https://u.example')
+    live.incident_events([], [], 'now')
+    live.monitor_events([monitor(1, 'online', T0)], 'now')
+    seen_live = live.incident_events([incident(5, T1, T2)], [], 'a') + live.monitor_events([monitor(1, 'offline', T1)], 'a')
+
+    # A restarted source that emits what exists gives those transitions the uuids of the live events.
+    restarted = source['Tracker']('https://u.example', emit_existing=True)
+    existing = restarted.incident_events([incident(5, T1, T2)], [], 'b') + restarted.monitor_events(
+        [monitor(1, 'offline', T1)], 'b')
+    assert sorted(uuids(existing)) == sorted(uuids(seen_live))
+    assert all(event['uptime']['existing'] for event in existing)
+    # Another service, the same ids: other uuids.
+    other = source['Tracker']('https://other.example', emit_existing=True)
+    assert not set(uuids(other.incident_events([incident(5, T1, T2)], [], 'b'))) & set(uuids(seen_live))
+
+
+def test_emit_existing_sends_ongoing_incidents_and_monitors_not_online_only(source):
+    tracker = source['Tracker']('https://u.example', emit_existing=True)
+    events = tracker.incident_events([incident(1, T0), incident(2, T0, T1), incident(3, T0, T1, T2)], [], 'now')
+    events += tracker.monitor_events([monitor(1, 'online', T0), monitor(2, 'paused', T0), monitor(3, 'pending', T0)], 'now')
+    assert summary(events) == [('incident_opened', 1, None, 'unresolved'), ('incident_opened', 2, None, 'unresolved'),
+                               ('incident_acknowledged', 2, 'unresolved', 'acknowledged'),
+                               ('monitor_status_changed', 2, None, 'paused'),
+                               ('monitor_status_changed', 3, None, 'pending')]
+
+
+def test_a_flapping_monitor_yields_distinct_transitions(source):
+    tracker = source['Tracker']('https://u.example')
+    tracker.monitor_events([monitor(1, 'online', T0)], 'now')
+    flips = []
+    for status, started in (('offline', T1), ('online', T2), ('offline', T3)):
+        flips += tracker.monitor_events([monitor(1, status, started)], 'now')
+    assert summary(flips) == [('monitor_status_changed', 1, 'online', 'offline'),
+                              ('monitor_status_changed', 1, 'offline', 'online'),
+                              ('monitor_status_changed', 1, 'online', 'offline')]
+    assert len(set(uuids(flips))) == 3
+    # Offline -> online -> offline between two polls: the status is the same, started_at tells.
+    between = tracker.monitor_events([monitor(1, 'offline', '2026-01-01T10:30:00Z')], 'now')
+    assert summary(between) == [('monitor_status_changed', 1, 'offline', 'offline')]
+    assert between[0]['uptime']['flapped'] is True
+    assert between[0]['meta']['uuid'] not in uuids(flips)
+
+
+def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(source):
+    tracker = source['Tracker']('https://u.example')
+    online = monitor(1, 'online', T0, maintenance_start_at=T1)
+    tracker.monitor_events([dict(online, status='offline', started_at='2025-12-31T00:00:00Z')], 'now')
+    came_online = tracker.monitor_events([online], 'now')
+    entered = tracker.monitor_events([dict(online, status='maintenance')], 'now')
+    left = tracker.monitor_events([online], 'now')
+    assert summary(came_online + entered + left) == [('monitor_status_changed', 1, 'offline', 'online'),
+                                                     ('monitor_status_changed', 1, 'online', 'maintenance'),
+                                                     ('monitor_status_changed', 1, 'maintenance', 'online')]
+    assert len(set(uuids(came_online + entered + left))) == 3
+    assert entered[0]['uptime']['at'] == '2026-01-01T10:05:00'
+
+
+def test_a_new_monitor_is_recorded_silently_and_a_deleted_one_forgotten(source):
+    tracker = source['Tracker']('https://u.example')
+    tracker.monitor_events([monitor(1, 'online', T0)], 'now')
+    assert tracker.monitor_events([monitor(1, 'online', T0), monitor(2, 'pending', T1)], 'now') == []
+    assert tracker.monitor_events([monitor(2, 'online', T2)], 'now') != []
+    # Monitor 1 missed one reading (as when it moves between pages): kept; a second miss forgets it.
+    assert 1 in tracker.monitors
+    tracker.monitor_events([monitor(2, 'online', T2)], 'now')
+    assert 1 not in tracker.monitors
+
+
+def test_resolved_history_below_the_cut_is_not_news(source):
+    tracker = source['Tracker']('https://u.example')
+    tracker.incident_events([incident(9, T0, None, T2)], [], 'now')
+    # An old incident (ended before the newest end seen) read on the last page of a later poll.
+    assert tracker.incident_events([incident(4, T0, None, T1), incident(9, T0, None, T2)], [], 'now') == []
+    assert 9 in tracker.incidents and 4 not in tracker.incidents
+
+
+def test_a_deleted_ongoing_incident_is_reported_with_its_last_record(source):
+    tracker = source['Tracker']('https://u.example')
+    tracker.incident_events([], [], 'now')
+    tracker.incident_events([incident(3, T0)], [], 'now')
+    events = tracker.incident_events([], [3], '2026-01-01T11:00:00')
+    assert summary(events) == [('incident_deleted', 3, 'unresolved', 'deleted')]
+    assert events[0]['uptime']['monitor_id'] == 1 and events[0]['uptime']['at'] == '2026-01-01T11:00:00'
+    assert tracker.ongoing_ids() == []
+
+
+# -- polling against the emulator ---------------------------------------------------------------------
+
+
+def test_the_first_poll_is_a_baseline_then_each_change_is_one_event(emulator, source):
+    web = create_monitor(emulator, 'web')
+    db = create_monitor(emulator, 'db')
+    old = open_incident(emulator, db, seconds_ago=600)
+    update_incident(emulator, old, ended_at=now_text(300))
+    poller = make_poller(source, emulator.url)
+    assert poller.poll() == []
+
+    incident_id = open_incident(emulator, web)
+    events = poller.poll()
+    assert summary(events) == [('incident_opened', incident_id, None, 'unresolved'),
+                               ('monitor_status_changed', web, 'pending', 'offline')]
+    assert events[0]['uptime']['monitor_name'] == 'web'
+    assert poller.poll() == []
+
+    update_incident(emulator, incident_id, acknowledged_at=now_text(10))
+    assert summary(poller.poll()) == [('incident_acknowledged', incident_id, 'unresolved', 'acknowledged')]
+    update_incident(emulator, incident_id, ended_at=now_text())
+    assert summary(poller.poll()) == [('incident_resolved', incident_id, 'acknowledged', 'resolved'),
+                                      ('monitor_status_changed', web, 'offline', 'online')]
+
+
+def test_checker_flips_pause_and_resume_are_each_one_event(emulator, source):
+    web = create_monitor(emulator, 'web')
+    poller = make_poller(source, emulator.url, watch=['monitors'])
+    poller.poll()
+    seen = []
+    for status in ('online', 'offline', 'online'):
+        time.sleep(1.05)  # started_at has a resolution of one second, like the service's
+        emulator.check(web, status)
+        seen += poller.poll()
+        emulator.check(web, status)  # a check that confirms the status is no transition
+        seen += poller.poll()
+    for pause in (1, 0):
+        time.sleep(1.05)
+        emulator.api('PUT', '/api/v1/monitors/%d' % web, data={'pause': pause})
+        seen += poller.poll()
+    assert [(item[2], item[3]) for item in summary(seen)] == [
+        ('pending', 'online'), ('online', 'offline'), ('offline', 'online'), ('online', 'paused'), ('paused', 'online')]
+    assert len(set(uuids(seen))) == len(seen)
+
+
+def test_a_flap_between_two_polls_is_still_reported(emulator, source):
+    web = create_monitor(emulator, 'web')
+    emulator.check(web, 'offline')
+    poller = make_poller(source, emulator.url, watch=['monitors'])
+    poller.poll()
+    time.sleep(1.1)  # started_at has a resolution of one second
+    emulator.check(web, 'online')
+    emulator.check(web, 'offline')
+    events = poller.poll()
+    assert summary(events) == [('monitor_status_changed', web, 'offline', 'offline')]
+    assert events[0]['uptime']['flapped'] is True
+
+
+def test_deleting_an_ongoing_incident_is_reported(emulator, source):
+    web = create_monitor(emulator, 'web')
+    incident_id = open_incident(emulator, web)
+    poller = make_poller(source, emulator.url, watch=['incidents'])
+    poller.poll()
+    assert emulator.api('DELETE', '/api/v1/incidents/%d' % incident_id).status == 200
+    assert summary(poller.poll()) == [('incident_deleted', incident_id, 'unresolved', 'deleted')]
+
+
+def test_a_back_dated_resolution_is_found_by_reading_the_incident(emulator, source):
+    web = create_monitor(emulator, 'web')
+    db = create_monitor(emulator, 'db')
+    first = open_incident(emulator, db, seconds_ago=900)
+    update_incident(emulator, first, ended_at=now_text(60))
+    ongoing = open_incident(emulator, web, seconds_ago=600)
+    poller = make_poller(source, emulator.url, watch=['incidents'])
+    poller.poll()
+    update_incident(emulator, ongoing, ended_at=now_text(500))  # ends before the newest end the source saw
+    assert summary(poller.poll()) == [('incident_resolved', ongoing, 'unresolved', 'resolved')]
+
+
+class PagedClient:
+    """A stand-in client: incident pages as given, and the records ``get`` may show; counts requests."""
+
+    def __init__(self, pages, records):
+        self.pages_given, self.records, self.requests = pages, records, []
+
+    def pages(self, path, params):
+        for records in self.pages_given:
+            self.requests.append(path)
+            yield records
+
+    def get(self, path):
+        self.requests.append(path)
+        return {'data': self.records[path]}
+
+
+def test_reading_stops_at_the_cut_and_a_vanished_ongoing_incident_is_read_alone(source):
+    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'watch': ['incidents']}, environ={})
+    first = PagedClient([[incident(1, T0), incident(2, T0, None, T2)], [incident(3, T0, None, T1)]], {})
+    poller = source['Poller'](settings, client=first)
+    assert poller.poll() == []
+    assert first.requests == ['/api/v1/incidents']  # the first page holds a resolved incident: enough for a baseline
+
+    # Incident 1 was resolved with an end before the cut (back-dated): it is not on the pages read any more.
+    later = PagedClient([[incident(4, T1, None, T3), incident(2, T0, None, T2), incident(6, T0, None, T1)],
+                         [incident(1, T0, None, T1)]],
+                        {'/api/v1/incidents/1': incident(1, T0, None, T1)})
+    poller.client = later
+    events = poller.poll()
+    assert later.requests == ['/api/v1/incidents', '/api/v1/incidents/1']
+    # Incident 6 ended before the cut and was never seen ongoing: history, not news.
+    assert summary(events) == [('incident_resolved', 1, 'unresolved', 'resolved'),
+                               ('incident_opened', 4, None, 'unresolved'),
+                               ('incident_resolved', 4, 'unresolved', 'resolved')]
+
+
+def test_secrets_never_reach_an_event(emulator, source):
+    web = create_monitor(emulator, 'web', request_auth_username='bob', request_auth_password='hunter2-secret',
+                         request_headers=[{'key': 'X-Api-Key', 'value': 'header-secret'}])
+    poller = make_poller(source, emulator.url, emit_existing=True)
+    open_incident(emulator, web)
+    text = json.dumps(poller.poll())
+    assert 'bob' in text
+    for secret in ('hunter2-secret', 'header-secret', PRIMARY_KEY):
+        assert secret not in text
+
+
+def test_requests_per_poll_stay_within_the_budget(emulator, source):
+    for index in range(3):
+        monitor_id = create_monitor(emulator, 'm%d' % index)
+        incident_id = open_incident(emulator, monitor_id, seconds_ago=900)
+        update_incident(emulator, incident_id, ended_at=now_text(600 - index))
+    poller = make_poller(source, emulator.url)
+    emulator.clear_log()
+    poller.poll()
+    poller.poll()
+    log = emulator.log()
+    assert [entry['path'] for entry in log] == ['/api/v1/monitors', '/api/v1/incidents'] * 2
+    assert all('per_page=100' in entry['query'] for entry in log)
+    assert all('sort_by=ended_at' in entry['query'] for entry in log if entry['path'] == '/api/v1/incidents')
+
+
+# -- restarts ----------------------------------------------------------------------------------------
+
+
+def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator, source, tmp_path):
+    web = create_monitor(emulator, 'web')
+    db = create_monitor(emulator, 'db')
+    incident_id = open_incident(emulator, web)
+    state_file = str(tmp_path / 'state.json')
+    before = make_poller(source, emulator.url, state_file=state_file)
+    before.poll()
+    source['save_state'](before.tracker, state_file)
+    assert 'test-key' not in open(state_file, encoding='utf-8').read()
+
+    # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips.
+    update_incident(emulator, incident_id, ended_at=now_text())
+    emulator.check(db, 'offline')
+
+    after = make_poller(source, emulator.url, state_file=state_file)
+    assert source['load_state'](after.tracker, state_file)
+    events = after.poll()
+    assert sorted(summary(events)) == sorted([('incident_resolved', incident_id, 'unresolved', 'resolved'),
+                                              ('monitor_status_changed', web, 'offline', 'online'),
+                                              ('monitor_status_changed', db, 'pending', 'offline')])
+    assert after.poll() == []
+
+
+def test_a_state_file_of_another_service_or_broken_is_a_fresh_start(source, tmp_path, caplog):
+    tracker = source['Tracker']('https://a.example')
+    tracker.incident_events([incident(1, T0)], [], 'now')
+    path = str(tmp_path / 'state.json')
+    source['save_state'](tracker, path)
+    other = source['Tracker']('https://b.example')
+    assert not source['load_state'](other, path) and other.incidents is None
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write('{"version": 1, "api_u')
+    same = source['Tracker']('https://a.example')
+    assert not source['load_state'](same, path) and same.incidents is None
+    assert 'cannot be read' in caplog.text and 'not a state of https://b.example' in caplog.text
+
+
+# -- the error policy of main() -------------------------------------------------------------------
+
+
+class Collector:
+    def __init__(self):
+        self.events = []
+
+    async def put(self, event):
+        self.events.append(event)
+
+
+async def wait_for(predicate, timeout=15.0):
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not predicate():
+        assert asyncio.get_running_loop().time() < deadline, 'timed out'
+        await asyncio.sleep(0.05)
+
+
+def record_sleeps(source):
+    waits = []
+    real_sleep = asyncio.sleep
+
+    async def fake(seconds):
+        waits.append(seconds)
+        await real_sleep(min(seconds, 0.05))
+
+    # run_path hands back a copy of the module's globals: patch the ones main() reads.
+    source['main'].__globals__['_sleep'] = fake
+    return waits
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize('fault', [
+    {'kind': 'status', 'status': 500}, {'kind': 'drop'}, {'kind': 'truncated', 'status': 200}, {'kind': 'html', 'status': 502},
+])
+async def test_transient_failures_warn_back_off_and_lose_nothing(emulator, source, caplog, fault):
+    web = create_monitor(emulator, 'web')
+    queue = Collector()
+    waits = record_sleeps(source)
+    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 2}))
+    try:
+        await wait_for(lambda: any(entry['path'] == '/api/v1/incidents' for entry in emulator.log()))
+        emulator.fault(count=3, path='/api/v1/incidents', method='GET', **fault)
+        incident_id = open_incident(emulator, web)
+        await wait_for(lambda: len(queue.events) == 2)
+        assert summary(queue.events) == [('incident_opened', incident_id, None, 'unresolved'),
+                                         ('monitor_status_changed', web, 'pending', 'offline')]
+        assert not task.done()
+    finally:
+        task.cancel()
+    warnings = [record.getMessage() for record in caplog.records
+                if record.name == 'uptime.monitoring.events' and record.levelno == logging.WARNING]
+    assert len(warnings) >= 3 and 'nothing is lost' in warnings[0]
+    # The pauses after failures grow from the interval: 2, then about 4, then about 8 (with jitter).
+    failed = [wait for wait in waits if wait != 2]
+    assert len(failed) >= 2 and failed[1] > failed[0] > 1.5
+
+
+@pytest.mark.asyncio
+async def test_a_429_is_waited_out_as_retry_after_asks(emulator, source, caplog):
+    web = create_monitor(emulator, 'web')
+    queue = Collector()
+    waits = record_sleeps(source)
+    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}))
+    try:
+        await wait_for(lambda: any(entry['path'] == '/api/v1/incidents' for entry in emulator.log()))
+        emulator.fault('status', status=429, retry_after=17, path='/api/v1/monitors', method='GET')
+        open_incident(emulator, web)
+        await wait_for(lambda: len(queue.events) == 2)
+    finally:
+        task.cancel()
+    assert 17 in waits
+    assert any('as the service asks' in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize('key, words', [('wrong-key-98765', ['401', 'api_key']), (NOPLAN_KEY, ['403', 'API access'])])
+async def test_a_refused_key_stops_the_source_with_one_message(emulator, source, caplog, key, words):
+    with pytest.raises(source['SourceError']) as caught:
+        await asyncio.wait_for(source['main'](Collector(), {'api_url': emulator.url, 'api_key': key, 'interval': 1}), 10)
+    for word in words:
+        assert word in str(caught.value)
+    assert key not in caplog.text and key not in str(caught.value)
+    errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert len(errors) == 1
+
+
+@pytest.mark.asyncio
+async def test_invalid_arguments_stop_before_any_request(emulator, source):
+    emulator.clear_log()
+    with pytest.raises(source['SourceError']):
+        await source['main'](Collector(), {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': -1})
+    assert emulator.log() == []
