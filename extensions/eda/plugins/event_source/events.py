@@ -448,7 +448,7 @@ def _as_int(value):
 
 
 def utc_timestamp(value):
-    """A returned timestamp as UTC ``Y-m-dTH:i:s`` (``to_utc_timestamp`` of _resource.py); None when empty.
+    """A returned timestamp as the UTC instant ``Y-m-dTH:i:sZ`` (``to_utc_timestamp`` of _resource.py); None when empty.
 
     A value that is not a timestamp is kept as text: it still tells two transitions apart.
     """
@@ -463,7 +463,7 @@ def utc_timestamp(value):
         return str(value)
     if parsed.tzinfo is not None:
         parsed = parsed.astimezone(datetime.timezone.utc).replace(tzinfo=None)
-    return parsed.replace(microsecond=0).strftime('%Y-%m-%dT%H:%M:%S')
+    return parsed.replace(microsecond=0).strftime('%Y-%m-%dT%H:%M:%SZ')
 
 
 def record_id(record):
@@ -718,7 +718,7 @@ class Poller:
 
     def poll(self):
         """The events of one poll, oldest first (blocking: run it in a thread)."""
-        observed_at = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%S')
+        observed_at = datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ')
         monitors = incidents = missing = None
         if 'monitors' in self.settings['watch']:
             monitors = self._read_monitors()

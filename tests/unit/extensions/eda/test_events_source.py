@@ -273,7 +273,7 @@ def test_an_incident_seen_only_once_resolved_yields_all_three_transitions_oldest
     assert summary(events) == [('incident_opened', 7, None, 'unresolved'),
                                ('incident_acknowledged', 7, 'unresolved', 'acknowledged'),
                                ('incident_resolved', 7, 'acknowledged', 'resolved')]
-    assert [event['uptime']['at'] for event in events] == ['2026-01-01T10:00:00', '2026-01-01T10:05:00', '2026-01-01T10:09:00']
+    assert [event['uptime']['at'] for event in events] == ['2026-01-01T10:00:00Z', '2026-01-01T10:05:00Z', '2026-01-01T10:09:00Z']
     assert len(set(uuids(events))) == 3
     assert tracker.incident_events([incident(7, T0, T1, T2)], [], 'now') == []  # nothing new
 
@@ -345,7 +345,7 @@ def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(so
                                                      ('monitor_status_changed', 1, 'online', 'maintenance'),
                                                      ('monitor_status_changed', 1, 'maintenance', 'online')]
     assert len(set(uuids(came_online + entered + left))) == 3
-    assert entered[0]['uptime']['at'] == '2026-01-01T10:05:00'
+    assert entered[0]['uptime']['at'] == '2026-01-01T10:05:00Z'
 
 
 def test_a_new_monitor_is_recorded_silently_and_a_deleted_one_forgotten(source):
