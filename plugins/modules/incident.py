@@ -224,15 +224,15 @@ incident:
     id: 12
     monitor_id: 7
     monitor_name: shop
-    started_at: "2026-11-20T08:15:00"
-    acknowledged_at: "2026-11-20T08:20:00"
-    ended_at: "2026-11-20T09:05:00"
+    started_at: "2026-11-20T08:15:00Z"
+    acknowledged_at: "2026-11-20T08:20:00Z"
+    ended_at: "2026-11-20T09:05:00Z"
     cause: Database connection pool exhausted
     comment: Pool size raised, connections back to normal
     status: resolved
     duration: 3000
-    created_at: "2026-11-20T08:16:02"
-    updated_at: "2026-11-20T09:05:00"
+    created_at: "2026-11-20T08:16:02Z"
+    updated_at: "2026-11-20T09:05:00Z"
     monitor:
       id: 7
       name: shop

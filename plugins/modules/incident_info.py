@@ -156,15 +156,15 @@ incidents:
     - id: 12
       monitor_id: 7
       monitor_name: shop
-      started_at: "2026-11-20T08:15:00"
-      acknowledged_at: "2026-11-20T08:20:00"
+      started_at: "2026-11-20T08:15:00Z"
+      acknowledged_at: "2026-11-20T08:20:00Z"
       ended_at: null
       cause: Database connection pool exhausted
       comment: On it
       status: acknowledged
       duration: null
-      created_at: "2026-11-20T08:16:02"
-      updated_at: "2026-11-20T08:20:00"
+      created_at: "2026-11-20T08:16:02Z"
+      updated_at: "2026-11-20T08:20:00Z"
       monitor:
         id: 7
         name: shop

@@ -277,6 +277,16 @@ monitor:
         - When the current status began, in UTC (C(Y-m-dTH:i:sZ)); the service renews it at every change of status.
         - Only when the service returns it (not in the answer to a create).
       type: str
+    checked_at:
+      description:
+        - When the service last checked the URL, in UTC (C(Y-m-dTH:i:sZ)); null before the first check.
+        - Only when the service returns it (not in the answer to a create).
+      type: str
+    token:
+      description:
+        - A value the service renews when the status flips; masked, as every returned key whose name looks secret.
+        - Only when the service returns it (not in the answer to a create).
+      type: str
     created_at:
       description: Creation time reported by the service, in UTC (C(Y-m-dTH:i:sZ)).
       type: str

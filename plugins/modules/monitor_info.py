@@ -125,7 +125,7 @@ monitors:
       request_auth_password: null
       cache_buster: false
       ssl_alert_days: 14
-      domain_alert_days: null
+      domain_alert_days: 0
       maintenance_start_at: null
       maintenance_end_at: null
       alerts:
@@ -133,9 +133,9 @@ monitors:
           value: oncall@example.com
       paused: false
       status: online
-      started_at: "2026-11-19T22:41:07"
-      created_at: "2026-11-01T10:00:00"
-      updated_at: "2026-11-01T10:00:00"
+      started_at: "2026-11-19T22:41:07Z"
+      created_at: "2026-11-01T10:00:00Z"
+      updated_at: "2026-11-01T10:00:00Z"
 export:
   description:
     - The monitors as argument dicts of M(uptime.monitoring.monitor), unset values left out.

@@ -41,7 +41,7 @@ def test_a_monitor_without_an_ongoing_incident_is_left_alone(ansible, emulator):
     emulator.clear_log()
     run = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', 'uptime_monitor_id=%d' % quiet['id'])
     assert run.changed() == 0
-    assert 'Monitor %d has no ongoing incident: nothing to acknowledge.' % quiet['id'] in run.output
+    assert 'Monitor %d has no unacknowledged incident: nothing to acknowledge.' % quiet['id'] in run.output
     assert emulator.writes() == []
 
 

@@ -135,7 +135,7 @@ SPECS = {
     'incident': dict(seed=seed_incident, check=check_incident, vars={}, asserts=[
         "resolved.incident.status == 'resolved'",
         "resolved.incident.monitor_name == 'shop'",
-        "resolved.incident.comment is match('On it\\n\\[[0-9T:-]+ UTC\\] Pool size raised, connections back to normal$')",
+        "resolved.incident.comment is match('On it\\n\\[[0-9T:-]+Z\\] Pool size raised, connections back to normal$')",
     ]),
     'incident_info': dict(seed=seed_incident_info, check=check_incident_info, vars={}, asserts=[
         "all_incidents.incidents | length == 12",
