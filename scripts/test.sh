@@ -140,6 +140,23 @@ section_publish() {
         return 1
     fi
     echo "publish: galaxy-importer accepted ${tarball#"$ROOT"/} with no warning"
+    # The README is the collection's page on Galaxy: a relative link must
+    # name a file the tarball holds (else use an absolute repository URL).
+    "$PY" - "$tarball" <<'PY'
+import re
+import sys
+import tarfile
+
+with tarfile.open(sys.argv[1]) as tar:
+    names = set(tar.getnames())
+    readme = tar.extractfile('README.md').read().decode('utf-8')
+links = re.findall(r'\]\(([^)#\s]+)(?:#[^)]*)?\)', readme)
+missing = sorted({link for link in links if '://' not in link and not link.startswith('mailto:')
+                  and link.rstrip('/') not in names})
+if missing:
+    sys.exit('publish: README.md links to files the tarball lacks: %s' % ', '.join(missing))
+print('publish: the %d relative links of README.md name files of the tarball' % len([l for l in links if '://' not in l]))
+PY
 }
 
 section_lint() {
