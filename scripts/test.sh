@@ -81,8 +81,9 @@ section_current() {
     # The newest ansible-core line (tests/requirements-current.txt) on
     # Python 3.13: sanity, units and the integration targets.
     "$ROOT/scripts/bootstrap.sh" current
-    local pyenv_bin
-    # ansible-test --venv --python 3.13 looks for python3.13 on PATH.
+    local pyenv_bin PATH="$PATH"
+    # ansible-test --venv --python 3.13 looks for python3.13 on PATH (for
+    # this section only: PATH is local).
     for pyenv_bin in "$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")"/versions/"$CURRENT_PYTHON".*/bin; do
         [[ -x "$pyenv_bin/python$CURRENT_PYTHON" ]] && PATH="$PATH:$pyenv_bin"
     done
