@@ -204,7 +204,7 @@ section_benchmark() {
     # A small run of tests/benchmark (issue #8): the three ways of syncing
     # monitors, side by side. It fails when the monitors module's request
     # counts are off; the times are printed, never asserted. The full run
-    # (N = 200 and 1000) is the README's benchmark command.
+    # (N = 200 and 1000) is CONTRIBUTING.md's benchmark command.
     "$PY" tests/benchmark/run.py --n 10 --collections-path "$COLLECTIONS"
 }
 
