@@ -8,10 +8,16 @@
 #
 # An existing cache file that is not our stand-in (a real get-pip script) is
 # left alone.
+#
+#   scripts/ansible-test-offline.sh [PYTHON]
+#
+# PYTHON is the interpreter of a virtualenv holding ansible-core (default:
+# .venv/bin/python); each ansible-core line may bootstrap its own pip version,
+# so scripts/bootstrap.sh runs this once per virtualenv.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VENV_PYTHON="$ROOT/.venv/bin/python"
+VENV_PYTHON="${1:-$ROOT/.venv/bin/python}"
 
 "$VENV_PYTHON" - <<'PY'
 import os

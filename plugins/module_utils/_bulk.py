@@ -298,8 +298,7 @@ class MonitorSync:
                 dummy, dummy, action.after, action.after_record = engine.update(action.record, action.desired)
         except (UptimeApiError, ValidationError) as exc:
             action.error = engine.client.redact(str(exc))
-            if isinstance(exc, UptimeApiError) and (exc.status in FATAL_STATUSES or
-                                                    (exc.status is None and not exc.ambiguous)):
+            if isinstance(exc, UptimeApiError) and (exc.status in FATAL_STATUSES or (exc.status is None and not exc.ambiguous)):
                 self._stop.set()
 
     def apply(self, actions):

@@ -381,10 +381,10 @@ class Schema:
         for name, value in desired.items():
             field = self.by_name[name]
             field.validate(value)
-            needed = [other for other in self.fields if other.required_when and other.required_when[0] == name
-                      and value in other.required_when[1] and desired.get(other.name) is None]
+            needed = [other for other in self.fields if other.required_when and other.required_when[0] == name and value in other.required_when[1]]
             for other in needed:
-                raise ValidationError(other.name, 'is required when %s is %s' % (name, value))
+                if desired.get(other.name) is None:
+                    raise ValidationError(other.name, 'is required when %s is %s' % (name, value))
             partner = field.together
             if partner is None:
                 continue
