@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import runpy
+import sys
 import threading
 import time
 
@@ -30,8 +31,12 @@ MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
 
 
 @pytest.fixture
-def source():
+def source(monkeypatch):
     """A fresh copy of the source module (its globals), loaded the way ansible-rulebook loads it."""
+    # Under ansible-test units, the collection loader's path hook claims every path, so run_path would
+    # take the file for an import root and look for __main__ in it. ansible-rulebook runs without that
+    # hook: a plain file has no importer, and run_path then runs it as a script.
+    monkeypatch.setitem(sys.path_importer_cache, SOURCE_PATH, None)
     return runpy.run_path(SOURCE_PATH)
 
 
