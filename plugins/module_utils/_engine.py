@@ -26,7 +26,16 @@ ACCOUNT_PATH = '/api/v1/account'
 
 def account_zone(client, name=None):
     """The zone the service reads sent times in: ``name`` when given, else the account's, read when first needed."""
-    return AccountZone(name, lambda: client.get(ACCOUNT_PATH))
+    def read_account():
+        try:
+            return client.get(ACCOUNT_PATH)
+        except UptimeApiError as exc:
+            if exc.status != 404:
+                raise
+            exc.message += (': this service does not tell the account\'s time zone; set account_timezone '
+                            '(or UPTIME_ACCOUNT_TIMEZONE) to it')
+            raise
+    return AccountZone(name, read_account)
 
 
 def confirm_after_ambiguity(write, confirm):
@@ -212,9 +221,10 @@ class Engine:
         # What the service does not accept on create is set by an update right after it.
         later = {name: value for name, value in desired.items()
                  if not self.schema.by_name[name].on_create and value != self.schema.by_name[name].default}
+        # Built in check mode too: a time that cannot be sent in the account's zone is refused before any write.
+        form = self.schema.form(body, self.zone)
         if self.check_mode:
             return Outcome(True, None, predicted, None)
-        form = self.schema.form(body, self.zone)
         try:
             record = self.client.create(self.resource.path, form)
         except UptimeApiError as exc:
@@ -224,6 +234,11 @@ class Engine:
             if existing is None:
                 raise
             return Outcome(True, None, *self.update(existing, dict(body, **later))[2:])
+        if self.zone.given and any(value and self.schema.by_name[name].kind == 'timestamp'
+                                   for name, value in body.items()):
+            # A create answer may echo the local times sent, and a zone given as an option may not be the one the
+            # service read them in: only a read shows what it stored. The account's own zone needs no such check.
+            record = self.get(record_id(record)) or record
         record = self.resource.complete(self, self.schema.unechoed(record, form, body))
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
@@ -244,6 +259,7 @@ class Engine:
         predicted = dict(before, **send)
         self.schema.check_order(predicted)
         self.schema.check_order(send, self.now)
+        form = self.schema.form(send, self.zone)
         if self.check_mode:
             return Outcome(True, before, predicted, record)
 
@@ -253,8 +269,7 @@ class Engine:
                 return None
             return fresh
         updated = confirm_after_ambiguity(
-            lambda: self.client.update(self._path(record), self.schema.form(send, self.zone),
-                                       method=self.resource.update_method),
+            lambda: self.client.update(self._path(record), form, method=self.resource.update_method),
             confirm)
         after = self.schema.current(updated, predicted)
         self._check_stored(send, after, record, self.resource.update_method, self._path(record))

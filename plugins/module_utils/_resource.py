@@ -156,10 +156,23 @@ class AccountZone:
                 self._tzinfo = named_zone(self.name, 'timezone of the account')
             return self._tzinfo
 
-    def local(self, instant):
-        """A UTC instant as the account's local time, in the only format the service accepts."""
+    def local(self, instant, field='value'):
+        """A UTC instant as the account's local time, in the only format the service accepts.
+
+        When daylight saving time ends, an hour of local times occurs twice and
+        the service reads such a time as its first occurrence: an instant in the
+        second one cannot be sent, and is refused rather than stored an hour early.
+        """
+        zone = self.tzinfo()
         moment = datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc)
-        return moment.astimezone(self.tzinfo()).strftime(SERVICE_FORMAT)
+        local = moment.astimezone(zone).strftime(SERVICE_FORMAT)
+        read_back = utc_text(datetime.datetime.strptime(local, SERVICE_FORMAT).replace(tzinfo=zone))
+        if read_back != instant:
+            raise ValidationError(field, '%s cannot be sent to an account in %s: it is the local time %s, which '
+                                         'occurs twice when daylight saving time ends, and the service would read it '
+                                         'as the first time, %s; give a time outside the repeated hour'
+                                  % (instant, self.describe(), local, read_back))
+        return local
 
     def describe(self):
         """The zone as a message names it, and where it came from."""
@@ -364,13 +377,19 @@ class Schema:
         """
         desired = dict(base or {}, **self.desired(params))
         self.validate(desired)
-        # Before the zone is read: times in one zone keep their order, and a local time further ahead than any
-        # zone's offset is in the future wherever the account is.
-        self.check_order(desired, now, LARGEST_UTC_OFFSET if zone is not None else None)
+        # Before the zone is read: two local times, or two instants, keep their order whatever the zone, and a
+        # local time further ahead than any zone's offset is in the future wherever the account is.
+        self.check_order(desired, now, LARGEST_UTC_OFFSET, local=self.local_times(params))
         if zone is not None:
             desired = self.localised(params, desired, zone)
             self.check_order(desired, now)
         return desired
+
+    def local_times(self, params):
+        """The names of the timestamps in ``params`` given as local times (without an offset)."""
+        return {field.name for field in self.fields
+                if field.kind == 'timestamp' and params.get(field.name) not in (None, '')
+                and is_local(params[field.name], field.name)}
 
     def localised(self, params, desired, zone):
         """``desired`` with the timestamps of ``params`` read in the account's ``zone``."""
@@ -396,8 +415,16 @@ class Schema:
                 raise ValidationError(given, 'set both %s and %s, or clear both with empty strings (%s is empty)'
                                       % (given, empty, empty))
 
-    def check_order(self, values, now=None, slack=None):
-        """Timestamps in the order the service wants, and none in the future (by more than ``slack``)."""
+    def check_order(self, values, now=None, slack=None, local=None):
+        """Timestamps in the order the service wants, and none in the future (by more than ``slack``).
+
+        With ``local`` (the names of local times read as UTC, before the zone is
+        known), a local time is compared only with another local time.
+        """
+        local = local or ()
+
+        def shown(name):
+            return values[name][:-1] + ' local time' if name in local else values[name]
         now_text = now.strftime(UTC_FORMAT) if now is not None else None
         latest = (now + slack).strftime(UTC_FORMAT) if now is not None and slack else now_text
         for field in self.fields:
@@ -406,15 +433,17 @@ class Schema:
                 continue
             if field.not_future and latest is not None and value > latest:
                 raise ValidationError(field.name, '%s is in the future (now is %s): the service accepts only '
-                                                  'times up to now' % (value, now_text))
-            earlier = values.get(field.later_than or field.not_before)
-            if earlier is None:
+                                                  'times up to now' % (shown(field.name), now_text))
+            other = field.later_than or field.not_before
+            earlier = values.get(other)
+            if earlier is None or (field.name in local) != (other in local):
                 continue
             if field.later_than and value <= earlier:
-                raise ValidationError(field.name, 'must be after %s (%s), got %s' % (field.later_than, earlier, value))
+                raise ValidationError(field.name, 'must be after %s (%s), got %s'
+                                      % (other, shown(other), shown(field.name)))
             if field.not_before and value < earlier:
                 raise ValidationError(field.name, 'must not be before %s (%s), got %s'
-                                      % (field.not_before, earlier, value))
+                                      % (other, shown(other), shown(field.name)))
 
     def current(self, record, fallback=None):
         """A service record in option terms; what the record lacks is taken from ``fallback``."""
@@ -482,7 +511,7 @@ class Schema:
 
     def form(self, values, zone):
         """The form body (service keys) of a write of option-term values; instants as the account's local time."""
-        return {self.by_name[name].api_name: (zone.local(value) if value and self.by_name[name].kind == 'timestamp'
+        return {self.by_name[name].api_name: (zone.local(value, name) if value and self.by_name[name].kind == 'timestamp'
                                               else value)
                 for name, value in values.items()}
 

@@ -14,7 +14,8 @@ from ansible.module_utils.testing import patch_module_args
 from emulator.control import PRIMARY_KEY
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync, client_factory
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._resource import (
     AccountZone,
     ValidationError,
@@ -58,6 +59,26 @@ def test_an_unknown_zone_names_the_option():
     with pytest.raises(ValidationError) as caught:
         AccountZone('Mars/Olympus_Mons')
     assert caught.value.field == 'account_timezone' and 'IANA' in str(caught.value)
+
+
+def test_an_instant_in_the_repeated_hour_cannot_be_sent_and_one_in_the_first_can():
+    # 2031-11-02 in New York: 01:00 to 02:00 local time happens twice (EDT, then EST); the service reads the first.
+    account = AccountZone(NEW_YORK)
+    assert account.local('2031-11-02T05:30:00Z') == '2031-11-02T01:30:00'
+    assert account.local('2031-11-02T07:30:00Z') == '2031-11-02T02:30:00'
+    with pytest.raises(ValidationError) as caught:
+        account.local('2031-11-02T06:30:00Z', 'maintenance_start_at')
+    assert caught.value.field == 'maintenance_start_at'
+    assert all(text in str(caught.value) for text in ('2031-11-02T01:30:00', '2031-11-02T05:30:00Z', NEW_YORK))
+
+
+def test_a_service_without_the_account_endpoint_asks_for_the_option():
+    class NoAccountEndpoint:
+        def get(self, path):
+            raise UptimeApiError('Resource not found.', status=404, method='GET', path=path)
+    with pytest.raises(UptimeApiError) as caught:
+        account_zone(NoAccountEndpoint()).tzinfo()
+    assert 'GET /api/v1/account' in str(caught.value) and 'set account_timezone' in str(caught.value)
 
 
 # -- module runs against the emulator -------------------------------------------
@@ -245,3 +266,50 @@ def test_a_local_time_in_the_future_everywhere_is_refused_before_the_zone_is_rea
     result = run(incident, dict(connection, monitor='shop', started_at=tomorrow), capsys)
     assert result['failed'] and result['field'] == 'started_at' and 'in the future' in result['msg']
     assert emulator.log() == []
+
+
+def test_a_window_in_the_repeated_hour_is_refused_before_any_write(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    result = run(monitor, dict(connection, **window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z')), capsys)
+    assert result['failed'] and result['field'] == 'maintenance_start_at' and 'occurs twice' in result['msg']
+    config = [dict(window('2031-11-02T04:00:00Z', '2031-11-02T05:30:00Z'), name='first'),
+              dict(window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z'), name='second')]
+    planned = run(monitors, dict(connection, state='merged', config=config), capsys, check_mode=True)
+    assert planned['failed'] and 'config[1].maintenance_start_at' in planned['msg'] and "(monitor 'second')" in planned['msg']
+    assert 'occurs twice' in planned['msg']
+    result = run(monitors, dict(connection, state='merged', config=config), capsys)
+    assert result['failed'] and 'config[1].maintenance_start_at' in result['msg']
+    assert not emulator.writes()
+
+
+@pytest.mark.parametrize('module', [monitor, monitors])
+def test_a_local_start_and_an_instant_end_are_ordered_as_instants(emulator, connection, capsys, module):
+    emulator.timezone(KOLKATA)
+
+    def apply(end):
+        entry = window('2031-01-10T06:00:00', end)  # 06:00 in Kolkata is 00:30Z
+        return run(module, dict(connection, **entry) if module is monitor
+                   else dict(connection, state='merged', config=[entry]), capsys)
+    applied = apply('2031-01-10T01:00:00Z')
+    assert applied['changed'] and not applied.get('failed'), applied.get('msg')
+    assert stored(emulator, 'monitors', 1)['maintenance_start_at'].startswith('2031-01-10T00:30:00.')
+    inverted = apply('2031-01-10T00:00:00Z')
+    assert inverted['failed'] and 'maintenance_end_at' in inverted['msg'] and '00:30:00Z' in inverted['msg']
+
+
+def test_a_wrong_zone_fails_on_the_create_that_shows_it(emulator, connection, capsys):
+    emulator.timezone(NEW_YORK)
+    emulator.clear_log()
+    result = run(monitor, dict(connection, account_timezone='UTC',
+                               **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')), capsys)
+    assert result['failed'] and 'UTC (option account_timezone)' in result['msg']
+    assert '2031-01-10T11:00:00Z' in result['msg'] and '2031-01-10T06:00:00Z' in result['msg']
+    emulator.reset()
+    emulator.timezone(NEW_YORK)
+    emulator.clear_log()
+    right = run(monitor, dict(connection, account_timezone=NEW_YORK,
+                              **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')), capsys)
+    assert right['changed'] and right['monitor']['maintenance_start_at'] == '2031-01-10T06:00:00Z'
+    # The one request the given zone costs: the created record, read back; no account read.
+    assert [(entry['method'], entry['path']) for entry in emulator.log()] == [
+        ('GET', '/api/v1/monitors'), ('POST', '/api/v1/monitors'), ('GET', '/api/v1/monitors/1')]
