@@ -14,6 +14,7 @@ differences, form bodies and masked views.
 from __future__ import annotations
 
 import datetime
+import decimal
 import re
 import threading
 
@@ -60,8 +61,12 @@ def to_int(value, field='value'):
     if isinstance(value, bool):
         return int(value)
     try:
-        return int(str(value).strip())
-    except ValueError:
+        # A whole number in any form, as Ansible's int type takes it (a Jinja division gives 60.0).
+        number = decimal.Decimal(str(value).strip())
+        if number != int(number):
+            raise ValueError(value)
+        return int(number)
+    except (decimal.DecimalException, ValueError, OverflowError):
         raise ValidationError(field, 'expected an integer, got %r' % (value,))
 
 

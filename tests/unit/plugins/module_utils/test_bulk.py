@@ -13,6 +13,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     MONITORS_ARGSPEC,
     MonitorSync,
     RateGate,
+    check_entry,
     client_factory,
     config_argument_spec,
     plan,
@@ -167,6 +168,14 @@ def test_errors_name_the_config_entry():
         plan('merged', config, [])
     assert caught.value.field == 'config[1].alerts[0].value'
     assert "(monitor 'bad')" in str(caught.value)
+
+
+def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
+    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
+    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
+    with pytest.raises(ValidationError) as caught:
+        check_entry(0, web('fraction', interval=60.5))
+    assert caught.value.field == 'config[0].interval' and "(monitor 'fraction')" in str(caught.value)
 
 
 def test_a_monitor_to_create_needs_the_create_fields():
