@@ -67,7 +67,10 @@ options:
         request. An account that never set a zone reports none and uses the instance's default, taken to be UTC.
         Tasks without timestamps send no extra request.
       - A wrong zone does not go unnoticed. After a write, a timestamp the service stored at another instant than
-        the one intended fails the task, naming both instants and the zone used.
+        the one intended fails the task, naming both instants and the zone used. A create that sent timestamps in
+        a zone given here reads the record back to check them, one more request.
+      - When daylight saving time ends, an hour of local times occurs twice and the service reads such a time as the
+        first. An instant in the second occurrence cannot be sent; the task refuses it before any write.
     type: str
 requirements:
   - requests
