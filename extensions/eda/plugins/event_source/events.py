@@ -69,7 +69,8 @@ description:
   - "Requests per poll, for N monitors and M incidents: C(ceil(N / 100)) to read the monitors, plus C(ceil(K / 100))
     to read the incidents, where K is the number of ongoing incidents plus those resolved since the previous poll
     (usually one request), plus one per incident that was ongoing at the previous poll and is no longer among the
-    ongoing ones without having a recent end (a deleted or back-dated one). The service allows 120 requests a minute
+    ongoing ones without having a recent end (a deleted or back-dated one), at most 20 a poll (the others are read by
+    the next polls). K counts the incidents resolved within O(lookback) of the newest end. The service allows 120 requests a minute
     per account, shared with playbooks: with O(interval=60) and 1000 monitors a poll costs about 11 requests a
     minute."
   - Needs the Python library C(requests). Timestamps in events are UTC C(Y-m-dTH:i:s).
@@ -128,6 +129,16 @@ options:
       - Not used when O(state_file) holds the state of an earlier run.
     type: bool
     default: false
+  lookback:
+    description:
+      - Seconds below the newest incident end seen for which resolved incidents are still read and remembered.
+      - An incident opened and resolved between two polls is reported when its end is at most this much older than
+        the newest end the source has seen (a writer's clock that lags, an C(ended_at) given by hand). One that ends
+        further back is taken for history and not reported.
+      - A larger value reads more incidents per poll (those resolved within it), a smaller one risks missing
+        back-dated ends. V(0) reads only what ended after the newest end seen.
+    type: float
+    default: 3600
 notes:
   - "Event payload, under the key C(uptime): C(type) (C(incident_opened), C(incident_acknowledged),
     C(incident_resolved), C(incident_deleted) or C(monitor_status_changed)), C(kind) (C(incident) or C(monitor)),
@@ -184,7 +195,10 @@ SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signatur
 PLAIN_MONITOR_KEYS = frozenset(['request_auth_username'])
 WATCH_CHOICES = ('incidents', 'monitors')
 OPTIONS = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'interval', 'watch', 'state_file',
-           'emit_existing')
+           'emit_existing', 'lookback')
+# Incidents that were ongoing and left the list are read one by one, at most this many a poll: the others wait
+# for the next polls, so that many at once (a bulk delete) cannot spend the account's whole request budget.
+VANISHED_READS_PER_POLL = 20
 STATE_VERSION = 1
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
@@ -227,13 +241,15 @@ def _as_bool(value, name):
     raise SourceError('argument %s: expected a boolean, got %r' % (name, value))
 
 
-def _as_seconds(value, name):
+def _as_seconds(value, name, least=None):
+    """A number of seconds greater than 0 (or at least ``least``)."""
     try:
         seconds = float(value)
     except (TypeError, ValueError):
         seconds = float('nan')
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise SourceError('argument %s: expected a number of seconds greater than 0, got %r' % (name, value))
+    if not math.isfinite(seconds) or (seconds < least if least is not None else seconds <= 0):
+        bound = 'at least %s' % least if least is not None else 'greater than 0'
+        raise SourceError('argument %s: expected a number of seconds %s, got %r' % (name, bound, value))
     return seconds
 
 
@@ -271,6 +287,7 @@ def parse_args(args, environ=None):
         'interval': _as_seconds(args.get('interval', 60), 'interval'),
         'watch': tuple(item for item in WATCH_CHOICES if item in watch),
         'emit_existing': _as_bool(args.get('emit_existing', False), 'emit_existing'),
+        'lookback': _as_seconds(args.get('lookback', 3600), 'lookback', least=0),
         'state_file': os.path.expanduser(str(args['state_file'])) if args.get('state_file') else None,
     }
 
@@ -379,7 +396,11 @@ class Client:
         url, query = self.base_url + path, dict(params)
         seen = set()
         for dummy in range(MAX_PAGES):
-            body = self.get(url, query)
+            try:
+                body = self.get(url, query)
+            except NotFound as exc:
+                raise SourceError('%s: check api_url: it must be the base address of the service, such as '
+                                  'https://uptime.example.com' % exc) from None
             records = _records(body.get('data'))
             yield records
             next_query = _next_query(body, query)
@@ -534,12 +555,19 @@ def event_uuid(*parts):
 class Tracker:
     """What the source knows from its last poll, and the events a new poll makes of it. No I/O here."""
 
-    def __init__(self, base_url, emit_existing=False):
+    def __init__(self, base_url, emit_existing=False, lookback=3600):
         self.base_url = base_url
         self.emit_existing = emit_existing
+        self.lookback = lookback
         self.monitors = None   # id -> (status, moment, maintenance_start_at), after the first poll
         self.incidents = None  # id -> status, started_at, acknowledged_at, ended_at (UTC)
-        self.cutoff = None     # newest ended_at seen: resolved incidents that ended before are known
+        self.cutoff = None     # newest ended_at seen
+
+    def floor(self, cutoff=None):
+        """The oldest end still read and remembered: ``lookback`` before the cut, so that an incident resolved with
+        an end a little in the past (a lagging clock, an ``ended_at`` given by hand) is still news."""
+        cutoff = self.cutoff if cutoff is None else cutoff
+        return earlier(cutoff, self.lookback) if cutoff else None
 
     # monitors
 
@@ -613,8 +641,8 @@ class Tracker:
             times = {key: utc_timestamp(record.get(key)) for key in ('started_at', 'acknowledged_at', 'ended_at')}
             status = incident_status(times)
             before = known.get(incident_id)
-            if before is None and not first and status == 'resolved' and self.cutoff and times['ended_at'] < self.cutoff:
-                continue  # history below the cut: known before, or recorded after the fact
+            if before is None and not first and status == 'resolved' and self.cutoff and times['ended_at'] < self.floor():
+                continue  # history below the floor: known before, or recorded too long after the fact
             state[incident_id] = dict(times, status=status, record=masked_incident(record))
             if first:
                 if self.emit_existing and status in ONGOING:
@@ -630,10 +658,11 @@ class Tracker:
                                                          before['started_at'])))
         ended = [value['ended_at'] for value in state.values() if value['ended_at']]
         newest = max(ended) if ended else ''
-        self.cutoff = max(self.cutoff or '', newest)
-        # Resolved incidents that ended before the cut are never read again: forget them.
+        self.cutoff = max(self.cutoff or '', newest) or None
+        # Resolved incidents that ended below the floor are never read again: forget them.
+        floor = self.floor() or ''
         self.incidents = {key: value for key, value in state.items()
-                          if value['status'] in ONGOING or value['ended_at'] >= self.cutoff}
+                          if value['status'] in ONGOING or value['ended_at'] >= floor}
         return events
 
     def to_state(self):
@@ -688,6 +717,15 @@ class Tracker:
         }
 
 
+def earlier(stamp, seconds):
+    """The UTC timestamp ``seconds`` before ``stamp`` (a value that is no timestamp stays as it is)."""
+    try:
+        moment = datetime.datetime.strptime(stamp, '%Y-%m-%dT%H:%M:%SZ')
+    except (TypeError, ValueError):
+        return stamp
+    return (moment - datetime.timedelta(seconds=seconds)).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
 def _by_id(items):
     """A state file's list of entries back into a mapping by id."""
     return None if items is None else {item.pop('id'): item for item in (dict(entry) for entry in items)}
@@ -714,7 +752,7 @@ class Poller:
         self.settings = settings
         self.client = client or Client(settings['base_url'], settings['api_key'], settings['validate_certs'],
                                        settings['ca_path'], settings['timeout'])
-        self.tracker = Tracker(settings['base_url'], settings['emit_existing'])
+        self.tracker = Tracker(settings['base_url'], settings['emit_existing'], settings['lookback'])
 
     def poll(self):
         """The events of one poll, oldest first (blocking: run it in a thread)."""
@@ -740,29 +778,31 @@ class Poller:
         return records
 
     def _read_incidents(self):
-        """Every ongoing incident and those resolved since the cut, newest end first; then the vanished ones.
+        """Every ongoing incident and those resolved down to the floor, newest end first; then the vanished ones.
 
         Sorted by ``ended_at`` descending, the service lists ongoing incidents
         first, then resolved ones by end: reading stops at the first page that
-        reaches an end before the cut (at the first poll, at the first resolved one).
+        reaches an end below the floor (``lookback`` before the newest end
+        known; at the first poll, before the newest end read).
         """
         cutoff = self.tracker.cutoff
         params = {'sort_by': 'ended_at', 'sort': 'desc', 'per_page': PAGE_SIZE}
-        records = []
+        records, newest = [], cutoff
         for page in self.client.pages(API_PREFIX + '/incidents', params):
             records.extend(page)
             ends = [utc_timestamp(record.get('ended_at')) for record in page]
-            if cutoff is None and any(ends):
-                break
-            if cutoff and ends and ends[-1] and ends[-1] < cutoff:
+            newest = newest or next((end for end in ends if end), None)
+            if newest and ends and ends[-1] and ends[-1] < self.tracker.floor(newest):
                 break
         read = {record_id(record) for record in records}
         missing = []
-        for incident_id in self.tracker.ongoing_ids():
-            if incident_id in read:
-                continue
-            # Ongoing at the last poll, not among the ongoing ones now, and no recent end: deleted, or resolved
-            # with an end before the cut. One read tells.
+        vanished = [incident_id for incident_id in self.tracker.ongoing_ids() if incident_id not in read]
+        if len(vanished) > VANISHED_READS_PER_POLL:
+            LOGGER.info('%d incidents were ongoing and left the list: %d are read now, the others by the next polls',
+                        len(vanished), VANISHED_READS_PER_POLL)
+        for incident_id in vanished[:VANISHED_READS_PER_POLL]:
+            # Ongoing at the last poll, not among the ongoing ones now, and no end above the floor: deleted, or
+            # resolved with an end below it. One read tells.
             try:
                 records.append(self.client.get('%s/incidents/%s' % (API_PREFIX, incident_id))['data'])
             except NotFound:
@@ -827,6 +867,14 @@ async def main(queue, args):
         except SourceError as exc:
             LOGGER.error('uptime.monitoring.events stops: %s', exc)
             raise
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            # A record this source cannot read, or a defect: stopping would lose every later transition.
+            failures += 1
+            delay = backoff(interval, failures)
+            LOGGER.warning('a poll failed unexpectedly (%s: %s); polling again in %.1fs',
+                           exc.__class__.__name__, poller.client.redact(exc), delay)
+            await _sleep(delay)
+            continue
         if failures:
             LOGGER.warning('polling %s works again after %d failed attempt(s)', settings['base_url'], failures)
         failures = 0

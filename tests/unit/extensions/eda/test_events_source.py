@@ -364,12 +364,22 @@ def test_a_new_monitor_is_recorded_silently_and_a_deleted_one_forgotten(source):
     assert 1 not in tracker.monitors
 
 
-def test_resolved_history_below_the_cut_is_not_news(source):
-    tracker = source['Tracker']('https://u.example')
+def test_resolved_history_below_the_floor_is_not_news(source):
+    tracker = source['Tracker']('https://u.example', lookback=60)
     tracker.incident_events([incident(9, T0, None, T2)], [], 'now')
-    # An old incident (ended before the newest end seen) read on the last page of a later poll.
+    # An old incident (ended more than lookback before the newest end seen) read on the last page of a later poll.
     assert tracker.incident_events([incident(4, T0, None, T1), incident(9, T0, None, T2)], [], 'now') == []
     assert 9 in tracker.incidents and 4 not in tracker.incidents
+
+
+def test_an_incident_resolved_between_polls_with_an_end_before_the_newest_is_news_once(source):
+    tracker = source['Tracker']('https://u.example')  # lookback: an hour
+    tracker.incident_events([incident(9, T0, None, T2)], [], 'now')
+    # Opened and resolved between two polls by a writer whose clock lags: its end is before the newest end seen.
+    records = [incident(9, T0, None, T2), incident(4, T0, None, T1)]
+    assert summary(tracker.incident_events(records, [], 'now')) == [
+        ('incident_opened', 4, None, 'unresolved'), ('incident_resolved', 4, 'unresolved', 'resolved')]
+    assert tracker.incident_events(records, [], 'now') == []
 
 
 def test_a_deleted_ongoing_incident_is_reported_with_its_last_record(source):
@@ -455,14 +465,23 @@ def test_a_back_dated_resolution_is_found_by_reading_the_incident(emulator, sour
     first = open_incident(emulator, db, seconds_ago=900)
     update_incident(emulator, first, ended_at=now_text(60))
     ongoing = open_incident(emulator, web, seconds_ago=600)
-    poller = make_poller(source, emulator.url, watch=['incidents'])
+    poller = make_poller(source, emulator.url, watch=['incidents'], lookback=60)
     poller.poll()
-    update_incident(emulator, ongoing, ended_at=now_text(500))  # ends before the newest end the source saw
+    update_incident(emulator, ongoing, ended_at=now_text(500))  # ends below the floor the source reads down to
     assert summary(poller.poll()) == [('incident_resolved', ongoing, 'unresolved', 'resolved')]
+
+
+def test_a_list_that_is_not_there_stops_the_source_naming_api_url(emulator, source):
+    poller = make_poller(source, emulator.url + '/uptime')
+    with pytest.raises(source['SourceError']) as caught:
+        poller.poll()
+    assert '404' in str(caught.value) and 'check api_url' in str(caught.value)
 
 
 class PagedClient:
     """A stand-in client: incident pages as given, and the records ``get`` may show; counts requests."""
+
+    not_found = KeyError
 
     def __init__(self, pages, records):
         self.pages_given, self.records, self.requests = pages, records, []
@@ -474,15 +493,20 @@ class PagedClient:
 
     def get(self, path):
         self.requests.append(path)
+        if path not in self.records:
+            raise self.not_found(path)
         return {'data': self.records[path]}
 
 
-def test_reading_stops_at_the_cut_and_a_vanished_ongoing_incident_is_read_alone(source):
-    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'watch': ['incidents']}, environ={})
-    first = PagedClient([[incident(1, T0), incident(2, T0, None, T2)], [incident(3, T0, None, T1)]], {})
+def test_reading_stops_at_the_floor_and_a_vanished_ongoing_incident_is_read_alone(source):
+    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'watch': ['incidents'],
+                                     'lookback': 60}, environ={})
+    first = PagedClient([[incident(1, T0), incident(2, T0, None, T2)], [incident(3, T0, None, T1)],
+                         [incident(5, T0, None, T0)]], {})
     poller = source['Poller'](settings, client=first)
     assert poller.poll() == []
-    assert first.requests == ['/api/v1/incidents']  # the first page holds a resolved incident: enough for a baseline
+    # The second page may still hold ends within a minute of the newest, T2; it ends below: reading stops there.
+    assert first.requests == ['/api/v1/incidents'] * 2
 
     # Incident 1 was resolved with an end before the cut (back-dated): it is not on the pages read any more.
     later = PagedClient([[incident(4, T1, None, T3), incident(2, T0, None, T2), incident(6, T0, None, T1)],
@@ -495,6 +519,22 @@ def test_reading_stops_at_the_cut_and_a_vanished_ongoing_incident_is_read_alone(
     assert summary(events) == [('incident_resolved', 1, 'unresolved', 'resolved'),
                                ('incident_opened', 4, None, 'unresolved'),
                                ('incident_resolved', 4, 'unresolved', 'resolved')]
+
+
+def test_many_vanished_incidents_are_read_a_few_a_poll_and_none_is_lost(source):
+    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'watch': ['incidents']},
+                                    environ={})
+    ongoing = [incident(number, T0) for number in range(1, 26)]
+    poller = source['Poller'](settings, client=PagedClient([ongoing], {}))
+    poller.poll()
+    deleted = []
+    for expected_reads in (20, 5, 0):
+        # A bulk delete: all 25 are gone; each poll reads at most 20 of them one by one.
+        client = poller.client = PagedClient([[]], {})
+        client.not_found = source['NotFound']
+        deleted.extend(event['uptime']['incident_id'] for event in poller.poll())
+        assert len(client.requests) == 1 + expected_reads
+    assert sorted(deleted) == list(range(1, 26))
 
 
 def test_secrets_never_reach_an_event(emulator, source):
@@ -636,6 +676,33 @@ async def test_a_429_is_waited_out_as_retry_after_asks(emulator, source, caplog)
         task.cancel()
     assert 17 in waits
     assert any('as the service asks' in record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.asyncio
+async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, source, caplog, monkeypatch):
+    web = create_monitor(emulator, 'web')
+    tracker_class = source['Tracker']
+    read_monitors = tracker_class.monitor_events
+    calls = []
+
+    def fails_once(self, records, observed_at):
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyError('a record this source cannot read')
+        return read_monitors(self, records, observed_at)
+    monkeypatch.setattr(tracker_class, 'monitor_events', fails_once)
+    queue = Collector()
+    record_sleeps(source)
+    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}))
+    try:
+        await wait_for(lambda: len(calls) >= 1)
+        incident_id = open_incident(emulator, web)
+        await wait_for(lambda: len(queue.events) == 2)
+        assert not task.done()
+    finally:
+        task.cancel()
+    assert summary(queue.events)[0] == ('incident_opened', incident_id, None, 'unresolved')
+    assert any('failed unexpectedly (KeyError' in record.getMessage() for record in caplog.records)
 
 
 @pytest.mark.asyncio
