@@ -140,6 +140,8 @@ def check_entry(index, item):
         if unknown:
             raise ValidationError(unknown[0], 'is not an option of a monitor (the options are %s)'
                                   % ', '.join(MONITOR.by_name))
+        if raw_name is not None and not isinstance(raw_name, (str, int)):
+            raise ValidationError('name', 'must be a string, got a %s' % type(raw_name).__name__)
         if name is None:
             raise ValidationError('name', 'is required: every entry names the monitor it describes')
         for option, value in item.items():

@@ -178,6 +178,12 @@ def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
     assert caught.value.field == 'config[0].interval' and "(monitor 'fraction')" in str(caught.value)
 
 
+def test_a_name_that_is_not_a_string_is_told_so():
+    with pytest.raises(ValidationError) as caught:
+        check_entry(3, web(['shop']))
+    assert caught.value.field == 'config[3].name' and 'must be a string, got a list' in str(caught.value)
+
+
 def test_a_monitor_to_create_needs_the_create_fields():
     with pytest.raises(ValidationError) as caught:
         plan('merged', [entry('new', interval=60)], [])
