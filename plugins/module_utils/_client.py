@@ -553,8 +553,9 @@ def _tls_failure(exc, url):
     """The certificate or handshake problem of a TLS error, in one line with what solves it; None if unknown."""
     where = origin(url.geturl())
     text = str(exc)
-    verify = (re.search(r'certificate verify failed: (.+?)\.? \(_ssl', text)
-              or re.search(r'certificate verify failed: ([^(\'"]+)', text))
+    verify = re.search(r'certificate verify failed: (.+?)\.? \(_ssl', text)
+    if not verify:
+        verify = re.search(r'certificate verify failed: ([^(\'"]+)', text)
     if verify:
         detail = verify.group(1).strip().rstrip('.')
         lowered = detail.lower()

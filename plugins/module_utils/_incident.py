@@ -282,8 +282,8 @@ class IncidentResource(Resource):
             # What the task asks beyond the monitor and the start this lookup defaulted.
             asked = {name: value for name, value in desired.items() if name not in ('monitor_id', 'started_at')}
             # Appending to the latest incident is no change when its comment already holds the text.
-            if (engine.options.get('comment_mode') == 'append' and before is not None
-                    and has_comment_entry(before.get('comment'), asked.get('comment'))):
+            appending = engine.options.get('comment_mode') == 'append' and before is not None
+            if appending and has_comment_entry(before.get('comment'), asked.get('comment')):
                 asked['comment'] = before['comment']
             unrecorded = sorted(INCIDENT.differences(asked, before) if before is not None
                                 else (name for name, value in asked.items() if value is not None))

@@ -392,9 +392,8 @@ class Schema:
 
     def local_times(self, params):
         """The names of the timestamps in ``params`` given as local times (without an offset)."""
-        return {field.name for field in self.fields
-                if field.kind == 'timestamp' and params.get(field.name) not in (None, '')
-                and is_local(params[field.name], field.name)}
+        given = [field.name for field in self.fields if field.kind == 'timestamp']
+        return {name for name in given if params.get(name) not in (None, '') and is_local(params[name], name)}
 
     def localised(self, params, desired, zone):
         """``desired`` with the timestamps of ``params`` read in the account's ``zone``."""
@@ -510,9 +509,8 @@ class Schema:
 
     def not_taken(self, sent, after):
         """Fields sent whose value the service did not store: a write-once value set meanwhile, or a time misread."""
-        return [name for name in sent
-                if (self.by_name[name].write_once or self.by_name[name].kind == 'timestamp')
-                and after.get(name) != sent[name]]
+        checked = [name for name in sent if self.by_name[name].write_once or self.by_name[name].kind == 'timestamp']
+        return [name for name in checked if after.get(name) != sent[name]]
 
     def form(self, values, zone):
         """The form body (service keys) of a write of option-term values; instants as the account's local time."""
@@ -526,9 +524,8 @@ class Schema:
         The service may answer a create with the submitted form strings; such
         a string is the account's local time, not the UTC it returns otherwise.
         """
-        echoed = {field.api_name: values[field.name] for field in self.fields
-                  if field.kind == 'timestamp' and form.get(field.api_name)
-                  and record.get(field.api_name) == form[field.api_name]}
+        sent = [field for field in self.fields if field.kind == 'timestamp' and form.get(field.api_name)]
+        echoed = {field.api_name: values[field.name] for field in sent if record.get(field.api_name) == form[field.api_name]}
         return dict(record, **echoed) if echoed else record
 
     def masked(self, view):

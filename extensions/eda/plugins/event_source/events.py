@@ -511,8 +511,13 @@ def _masked_headers(headers):
     if not headers:
         return headers
     items = _records(headers) if isinstance(headers, dict) else headers
-    return [dict(item, value=MASK) if isinstance(item, dict) and SENSITIVE_NAME.search(str(item.get('key') or ''))
-            and item.get('value') not in (None, '') else item for item in items]
+    return [dict(item, value=MASK) if _is_sensitive_header(item) else item for item in items]
+
+
+def _is_sensitive_header(item):
+    if not isinstance(item, dict) or item.get('value') in (None, ''):
+        return False
+    return bool(SENSITIVE_NAME.search(str(item.get('key') or '')))
 
 
 def masked_incident(incident):
