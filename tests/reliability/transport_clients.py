@@ -5,20 +5,17 @@ in-process, and one module run by ``ansible-playbook`` (what a user sees: Ansibl
 failure lines). Every client gets the same transport cases; a client only says how it is run and
 how its outcome is read.
 
-Adding a client is one entry in CLIENTS:
+Adding a client is one entry in CLIENTS. Besides the modules there are:
 
-* the inventory plugin: ``CommandClient('inventory plugin', inventory_files, ['ansible-inventory', '-i',
-  '{dir}/uptime.monitors.yml', '--list'])``, where ``inventory_files(connection)`` returns
-  ``{'uptime.monitors.yml': yaml.safe_dump(dict(plugin='uptime.monitoring.monitors', **connection))}``
-  (name the file as the plugin's ``verify_file`` wants), and ``env={'ANSIBLE_INVENTORY_ENABLED':
-  'uptime.monitoring.monitors'}`` so that only that plugin tries the source. ``CommandClient`` sets
+* the inventory plugin, run by ``ansible-inventory --list`` on a configuration file with the connection
+  options; ``ANSIBLE_INVENTORY_ENABLED`` names only that plugin, and ``CommandClient`` sets
   ANSIBLE_INVENTORY_UNPARSED_FAILED, so a source that fails is a failure, takes the plugin's message from
   ``Failed to parse inventory with '...' plugin: <msg>`` (``read_ansible_output``) and the plugin's own
   ``display.warning`` lines as its warnings;
-* the event source: ``EventSourceClient('event source', 'extensions/eda/plugins/event_source/<name>.py',
-  {...other arguments...})``: it loads the file with ``runpy`` and runs its ``main(queue, args)`` as
-  ansible-rulebook does, with the connection options as ``args``; the first event put on the queue is
-  success, an exception is the failure line, the source's log records of level WARNING are its warnings.
+* the event source, run by ``EventSourceClient``: it loads the file with ``runpy`` and runs its
+  ``main(queue, args)`` as ansible-rulebook does, with the connection options it takes as ``args``; the
+  first event put on the queue is success, an exception is the failure line, the source's log records of
+  level WARNING are its warnings.
 
 ``run(connection, env)`` returns an ``Outcome``: failed, the failure message (one line expected),
 the warnings shown, and any traceback.
@@ -203,7 +200,10 @@ class EventSourceClient:
         try:
             with environment(env):
                 source = runpy.run_path(self.path)
-                outcome = asyncio.run(self._first_event(source['main'], dict(connection, **self.args)))
+                # The connection options the source takes (it has no retries: it polls again instead).
+                args = {name: value for name, value in dict(connection, **self.args).items()
+                        if name in source['OPTIONS']}
+                outcome = asyncio.run(self._first_event(source['main'], args))
         finally:
             logging.getLogger().removeHandler(handler)
         outcome.warnings = [record.getMessage() for record in records if record.levelno == logging.WARNING]
@@ -239,6 +239,11 @@ def one_task_playbook(module, args):
     return files
 
 
+def inventory_files(connection):
+    # The plugin takes a file named uptime.yml or *.uptime.yml (its verify_file).
+    return {'production.uptime.yml': yaml.safe_dump(dict(plugin='uptime.monitoring.monitors', **connection))}
+
+
 MONITOR_ARGS = {'name': 'web', 'url': 'https://web.example.com/health', 'interval': 60}
 
 CLIENTS = [
@@ -251,4 +256,11 @@ CLIENTS = [
                   one_task_playbook('uptime.monitoring.monitor_info', {'name': 'web'}),
                   [ansible_playbook(), '-i', 'localhost,', '-e', 'ansible_python_interpreter=%s' % sys.executable,
                    '{dir}/playbook.yml']),
+    CommandClient('monitors inventory plugin', inventory_files,
+                  [os.path.join(os.path.dirname(ansible_playbook()), 'ansible-inventory'), '-i',
+                   '{dir}/production.uptime.yml', '--list'],
+                  env={'ANSIBLE_INVENTORY_ENABLED': 'uptime.monitoring.monitors'}),
+    # A monitor not online exists (seeded), so with emit_existing the first poll sends an event.
+    EventSourceClient('events event source', 'extensions/eda/plugins/event_source/events.py',
+                      {'emit_existing': True, 'watch': ['monitors'], 'interval': 1}),
 ]

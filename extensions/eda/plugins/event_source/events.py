@@ -20,7 +20,9 @@ modules have and tested in ``tests/unit/extensions/eda/``:
   page), the ``data`` envelope, reading every page by following
   ``links.next`` (only its query is taken), ``Retry-After`` on a 429, and
   treating 5xx answers, timeouts and refused or dropped connections as
-  transient; the API key never appears in a message;
+  transient; the API key never appears in a message; and the transport
+  checks every client shares (``transport_warnings``, ``ca_path_problem``,
+  ``_tls_failure``), so that the source warns and fails as the modules do;
 - from ``_resource.py``: ``SENSITIVE_NAME`` (which header names and record
   keys hold secrets), the mask, and the reading of returned timestamps as UTC
   ``Y-m-dTH:i:s`` (``to_utc_timestamp``). The service returns every timestamp
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import ipaddress
 import json
 import logging
 import math
@@ -43,6 +46,7 @@ import os
 import random
 import re
 import uuid
+import warnings
 from urllib.parse import parse_qsl, urlsplit
 
 try:
@@ -207,6 +211,8 @@ INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged',
 ONGOING = ('unresolved', 'acknowledged')
 
 
+CA_OPTIONS_HINT = 'set ca_path to the CA bundle that signed it, or validate_certs: false to skip the check'
+
 # The pause between polls (a name of its own so that the tests can watch it).
 _sleep = asyncio.sleep
 
@@ -273,6 +279,9 @@ def parse_args(args, environ=None):
     validate = args.get('validate_certs')
     if validate is None:
         validate = environ.get('UPTIME_VALIDATE_CERTS', True)
+    problem = ca_path_problem(args.get('ca_path') or None)
+    if problem:
+        raise SourceError('argument %s' % problem)
     watch = args.get('watch', list(WATCH_CHOICES))
     if isinstance(watch, str):
         watch = [item.strip() for item in watch.split(',') if item.strip()]
@@ -303,6 +312,95 @@ def normalise_base_url(api_url):
 # -- HTTP (a copy of the client behaviour this source needs, see the top of the file) -----
 
 
+def origin(url):
+    """``scheme://host:port`` of a URL: what a message may name (never a path, query or credentials)."""
+    parts = urlsplit(url or '')
+    scheme = (parts.scheme or '').lower()
+    host = parts.hostname or ''
+    if ':' in host:
+        host = '[%s]' % host
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is None:
+        port = {'http': 80, 'https': 443}.get(scheme)
+    return '%s://%s%s' % (scheme, host, ':%d' % port if port else '')
+
+
+def is_loopback(host):
+    """Whether ``host`` names this machine (``localhost``, 127.0.0.0/8, ``::1``): traffic never leaves it."""
+    host = (host or '').strip('[]').lower().rstrip('.')
+    if host == 'localhost' or host.endswith('.localhost'):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_warnings(api_url, validate_certs=True):
+    """What is weak in how the API key would travel to ``api_url``: one sentence per fact, [] when nothing is."""
+    parts = urlsplit((api_url or '').strip())
+    scheme = (parts.scheme or '').lower()
+    where = origin(api_url)
+    found = []
+    if scheme == 'http' and not is_loopback(parts.hostname):
+        found.append('api_url %s uses http://: the API key and all data travel unencrypted, readable by anyone '
+                     'on the network path; use https://' % where)
+    if scheme == 'https' and not validate_certs:
+        found.append('validate_certs is false: the TLS certificate of %s is not checked, so anyone able to '
+                     'intercept the connection can read the API key; set ca_path to the CA bundle that signed '
+                     'the certificate instead' % where)
+    return found
+
+
+def ca_path_problem(ca_path):
+    """Why ``ca_path`` cannot be used as a CA bundle, or None: said before any request."""
+    if ca_path is None:
+        return None
+    if not os.path.exists(ca_path):
+        return 'ca_path: no such file or directory: %s' % ca_path
+    if not os.access(ca_path, os.R_OK):
+        return 'ca_path: not readable: %s' % ca_path
+    return None
+
+
+def _tls_failure(exc, url):
+    """The certificate or handshake problem of a TLS error, in one line with what solves it; None if unknown."""
+    where = origin(url)
+    text = str(exc)
+    verify = re.search(r'certificate verify failed: (.+?)\.? \(_ssl', text)
+    if not verify:
+        verify = re.search(r'certificate verify failed: ([^(\'"]+)', text)
+    if verify:
+        detail = verify.group(1).strip().rstrip('.')
+        lowered = detail.lower()
+        if 'expired' in lowered:
+            return ('the TLS certificate of %s has expired (%s): the service must renew it; validate_certs: false '
+                    'skips the check meanwhile (ca_path cannot help)' % (where, detail))
+        if 'mismatch' in lowered or 'not valid for' in lowered:
+            return ('the TLS certificate of %s is not valid for the host name in api_url (%s): use in api_url a host '
+                    'name the certificate names, or validate_certs: false to skip the check (ca_path cannot help)'
+                    % (where, detail))
+        if 'not yet valid' in lowered:
+            return ('the TLS certificate of %s is not valid yet (%s): check the clock of this machine and the '
+                    'service; validate_certs: false skips the check (ca_path cannot help)' % (where, detail))
+        return 'the TLS certificate of %s is not trusted (%s): %s' % (where, detail, CA_OPTIONS_HINT)
+    if 'WRONG_VERSION_NUMBER' in text or 'wrong version number' in text:
+        return ('%s did not answer in TLS (wrong version number): does api_url need http:// or another port?'
+                % where)
+    alert = re.search(r'alert ([a-z ]+?) \(_ssl', text)
+    if alert or 'HANDSHAKE_FAILURE' in text or 'UNSUPPORTED_PROTOCOL' in text:
+        reason = alert.group(1) if alert else 'handshake failure'
+        return ('%s refused the TLS handshake (%s): the service accepts no TLS version or cipher this client '
+                'offers, or wants a client certificate' % (where, reason))
+    if 'NO_CERTIFICATE_OR_CRL_FOUND' in text or 'no certificate or crl found' in text:
+        return 'ca_path holds no PEM certificate, so no certificate of %s can be trusted: %s' % (
+            where, CA_OPTIONS_HINT)
+    return None
+
+
 def parse_retry_after(value):
     """Seconds to wait from a ``Retry-After`` header in seconds, capped; None when absent or not a number."""
     try:
@@ -325,6 +423,10 @@ class Client:
         self._api_key = api_key
         self.timeout = timeout
         self.verify = (ca_path or True) if validate_certs else False
+        self.transport_warnings = transport_warnings(base_url, validate_certs)
+        if not validate_certs:
+            # transport_warnings says it once, at start, instead of once per request on stderr.
+            warnings.filterwarnings('ignore', category=requests.packages.urllib3.exceptions.InsecureRequestWarning)
         self.request_count = 0
         self.session = requests.Session()
         self.session.headers.update({
@@ -348,8 +450,15 @@ class Client:
             response = self.session.get(url, params=params, timeout=self.timeout, verify=self.verify,
                                         allow_redirects=False)
             content = response.content
+        except requests.exceptions.SSLError as exc:
+            tls_failure = _tls_failure(exc, url)
+            if tls_failure is None:
+                # A TLS error after the handshake: the next poll may do better.
+                raise TransientError(self.redact('%s: connection failed: TLS error: %s' % (where, _summary(exc)))) from None
+            # The handshake failed: every poll would meet the same certificate.
+            raise SourceError(self.redact('%s: request not sent: %s' % (where, tls_failure))) from None
         except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
-                requests.exceptions.InvalidSchema, requests.exceptions.SSLError) as exc:
+                requests.exceptions.InvalidSchema) as exc:
             raise SourceError(self.redact('%s: request not sent: %s' % (where, _summary(exc)))) from None
         except requests.exceptions.Timeout:
             raise TransientError('%s: no answer within %ss (timeout)' % (where, self.timeout)) from None
@@ -365,7 +474,8 @@ class Client:
             if 'login' in response.headers.get('Location', ''):
                 raise SourceError('%s: HTTP %s: authentication failed: check api_key (the service redirected to its '
                                   'login page)' % (where, status))
-            raise SourceError('%s: HTTP %s: unexpected redirect to %s: check api_url'
+            raise SourceError('%s: HTTP %s: redirected to %s, which is not followed so that the API key goes nowhere '
+                              'else: set api_url to the address the service answers at'
                               % (where, status, self.redact(response.headers.get('Location', ''))))
         if status == 401:
             raise SourceError('%s: HTTP 401: authentication failed: check api_key (%s)' % (where, self.redact(message)))
@@ -849,6 +959,8 @@ async def main(queue, args):
     """
     settings = parse_args(args)
     poller = Poller(settings)
+    for warning in poller.client.transport_warnings:
+        LOGGER.warning(warning)
     interval = settings['interval']
     if load_state(poller.tracker, settings['state_file']):
         LOGGER.info('carrying on from %s', settings['state_file'])
