@@ -3,12 +3,14 @@
 # ignored) into build/collections/ansible_collections/uptime/monitoring, the
 # layout ansible-test and ANSIBLE_COLLECTIONS_PATH expect. The destination is
 # recreated on every run. Prints the staged path.
+#
+#   scripts/stage-collection.sh [COLLECTIONS_ROOT]   # default: build/collections
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-DEST="$ROOT/build/collections/ansible_collections/uptime/monitoring"
+DEST="${1:-$ROOT/build/collections}/ansible_collections/uptime/monitoring"
 
 rm -rf "$DEST"
 mkdir -p "$DEST"

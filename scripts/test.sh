@@ -7,11 +7,14 @@
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
 #
-# Sections (default order): sanity unit integration current build publish lint docs ecosystem molecule reliability benchmark eda
+# Sections (default order): sanity unit integration build publish lint docs ecosystem molecule current reliability benchmark eda
 #
 # sanity, unit and integration run ansible-test on the oldest supported
 # ansible-core line (.venv, Python 3.11); current runs them on the newest line
-# (.venv-current, Python 3.13). See CONTRIBUTING.md.
+# (.venv-current, Python 3.13), in a staged copy of its own. When current is
+# run with other sections, it runs in the background beside the ones before it
+# (ansible-test of one line leaves the second core mostly idle); its output is
+# shown, and its result counted, where it stands in the order. See CONTRIBUTING.md.
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -24,7 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-SECTIONS=(sanity unit integration current build publish lint docs ecosystem molecule reliability benchmark eda)
+SECTIONS=(sanity unit integration build publish lint docs ecosystem molecule current reliability benchmark eda)
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
@@ -35,6 +38,9 @@ CURRENT_PYTHON=3.13
 PUBLISH_VENV="$ROOT/.venv-publish"
 COLLECTIONS="$ROOT/build/collections"
 STAGED="$COLLECTIONS/ansible_collections/uptime/monitoring"
+# The newest line's ansible-test runs in a copy of its own, so that it can run beside the oldest line's.
+CURRENT_COLLECTIONS="$ROOT/build/collections-current"
+CURRENT_LOG="$ROOT/build/current.log"
 
 header() {
     printf '\n==================== %s ====================\n' "$*"
@@ -79,8 +85,11 @@ section_integration() {
 
 section_current() {
     # The newest ansible-core line (tests/requirements-current.txt) on
-    # Python 3.13: sanity, units and the integration targets.
+    # Python 3.13: sanity, units and the integration targets, in its own
+    # staged copy (ansible_test reads STAGED).
     "$ROOT/scripts/bootstrap.sh" current
+    local STAGED
+    STAGED="$("$ROOT/scripts/stage-collection.sh" "$CURRENT_COLLECTIONS")"
     local pyenv_bin PATH="$PATH"
     # ansible-test --venv --python 3.13 looks for python3.13 on PATH (for
     # this section only: PATH is local).
@@ -257,12 +266,19 @@ export ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS"
 export ANSIBLE_NOCOLOR=1
 
 declare -A took=()
-run_section() {
-    local name="$1" start rc=0
-    header "$name"
-    start=$SECONDS
-    "section_$name" || rc=$?
-    took[$name]=$((SECONDS - start))
+# A section runs in a subshell with errexit in force, its status left in section_status. Called as
+# "f || rc=$?", bash ignores set -e in f and in every subshell it starts, so a failed step followed by another
+# command would pass unseen: call this as a plain command.
+section_status=0
+run_in_subshell() {
+    set +e
+    (set -e; "section_$1")
+    section_status=$?
+    set -e
+}
+
+finish_section() {
+    local name="$1" rc="$2"
     if [[ $rc -ne 0 ]]; then
         header "FAILED: $name (exit $rc, ${took[$name]}s)"
         exit "$rc"
@@ -270,8 +286,59 @@ run_section() {
     echo "--- $name ok (${took[$name]}s)"
 }
 
-for name in bootstrap stage "${selected[@]}"; do
+run_section() {
+    local name="$1" start
+    header "$name"
+    start=$SECONDS
+    run_in_subshell "$name"
+    took[$name]=$((SECONDS - start))
+    finish_section "$name" "$section_status"
+}
+
+current_pid=
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1" || true); do
+        kill_tree "$child"
+    done
+    kill "$1" 2>/dev/null || true
+}
+
+start_current_in_background() {
+    rm -f "$CURRENT_LOG.rc"
+    (
+        start=$SECONDS
+        run_in_subshell current >"$CURRENT_LOG" 2>&1
+        echo "$section_status $((SECONDS - start))" >"$CURRENT_LOG.rc"
+    ) &
+    current_pid=$!
+}
+
+wait_for_current() {
+    header "current (ran in the background since the start; its output follows)"
+    wait "$current_pid" || true
+    cat "$CURRENT_LOG"
+    local rc seconds
+    read -r rc seconds <"$CURRENT_LOG.rc" || { rc=1 seconds=0; }
+    took[current]=$seconds
+    finish_section current "$rc"
+}
+
+for name in bootstrap stage; do
     run_section "$name"
+done
+if [[ ${#selected[@]} -gt 1 && " ${selected[*]} " == *" current "* ]]; then
+    start_current_in_background
+    # If a section fails, the background run is stopped with the script.
+    trap '[[ -z "$current_pid" ]] || kill_tree "$current_pid"' EXIT
+fi
+for name in "${selected[@]}"; do
+    if [[ $name == current && -n $current_pid ]]; then
+        wait_for_current
+        current_pid=
+    else
+        run_section "$name"
+    fi
 done
 
 header "summary"
