@@ -200,9 +200,11 @@ class EventSourceClient:
         try:
             with environment(env):
                 source = runpy.run_path(self.path)
-                # The connection options the source takes (it has no retries: it polls again instead).
+                # The connection options the source takes, when it lists them (ours has no retries: it polls
+                # again instead).
+                known = source.get('OPTIONS')
                 args = {name: value for name, value in dict(connection, **self.args).items()
-                        if name in source['OPTIONS']}
+                        if known is None or name in known}
                 outcome = asyncio.run(self._first_event(source['main'], args))
         finally:
             logging.getLogger().removeHandler(handler)
