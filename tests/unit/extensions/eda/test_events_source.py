@@ -18,10 +18,13 @@ import runpy
 import sys
 import threading
 import time
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 from emulator.control import NOPLAN_KEY, PRIMARY_KEY
+
+from ansible_collections.uptime.monitoring.plugins.module_utils import _client
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
 SOURCE_PATH = os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py')
@@ -228,6 +231,41 @@ def test_client_treats_a_dropped_connection_and_a_refused_one_as_transient(sourc
     with pytest.raises(source['TransientError']) as caught:
         refused.get('/api/v1/monitors')
     assert 'connection failed' in str(caught.value)
+
+
+@pytest.mark.parametrize('api_url, validate_certs', [
+    ('https://uptime.example.com', True), ('https://uptime.example.com:8443', False), ('http://uptime.example.com', True),
+    ('http://127.0.0.1:8080', True), ('http://[::1]:80', False), ('http://app.localhost', True), ('https://10.1.2.3', False),
+])
+def test_the_transport_warnings_are_those_of_the_shared_client(source, api_url, validate_certs):
+    # The source carries a copy (it cannot import the collection): the copy must say what the original says.
+    assert source['transport_warnings'](api_url, validate_certs) == _client.transport_warnings(api_url, validate_certs)
+    assert source['origin'](api_url) == _client.origin(api_url)
+
+
+@pytest.mark.parametrize('text', [
+    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)",
+    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)",
+    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: IP address mismatch, certificate is not valid for "
+    "'127.0.0.1'. (_ssl.c:1006)",
+    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate is not yet valid (_ssl.c:1006)",
+    "[SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1006)",
+    "[SSL: SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake failure (_ssl.c:1006)",
+    "[X509: NO_CERTIFICATE_OR_CRL_FOUND] no certificate or crl found (_ssl.c:4149)",
+    "EOF occurred in violation of protocol (_ssl.c:2427)",
+])
+def test_the_tls_messages_are_those_of_the_shared_client(source, text):
+    url = 'https://uptime.example.com:8443/api/v1/monitors'
+    error = Exception(text)
+    assert source['_tls_failure'](error, url) == _client._tls_failure(error, urlsplit(url))
+
+
+def test_the_ca_path_check_is_that_of_the_shared_client(source, tmp_path):
+    bundle = tmp_path / 'ca.pem'
+    bundle.write_text('-----BEGIN CERTIFICATE-----\n')
+    for path in (None, str(bundle), str(tmp_path / 'missing.pem')):
+        assert source['ca_path_problem'](path) == _client.ca_path_problem(path)
+    assert source['ca_path_problem'](str(tmp_path / 'missing.pem'))
 
 
 def test_retry_after_is_read_in_seconds_and_capped(source):
