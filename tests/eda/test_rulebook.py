@@ -346,7 +346,8 @@ def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offlin
 
 
 def seed_account(emulator, monitors, ongoing, resolved):
-    """``monitors`` monitors; the first ``ongoing`` have an ongoing incident, the next ``resolved`` a resolved one."""
+    """``monitors`` monitors; the first ``ongoing`` have an ongoing incident, the next ``resolved`` a resolved one
+    (ended between two hours and 90 minutes ago, all within an hour of each other)."""
     ids = [create_monitor(emulator, 'm%04d' % index) for index in range(monitors)]
     base = time.time() - 7200
     for index, monitor_id in enumerate(ids[:ongoing + resolved]):
@@ -358,14 +359,21 @@ def seed_account(emulator, monitors, ongoing, resolved):
     return ids
 
 
+def incident_pages(within, below):
+    """Pages of 100 incidents read down to the first one that ended below the lookback floor: ``within`` are
+    ongoing or ended within ``lookback`` of the newest end, ``below`` ended earlier."""
+    return -(-(within + (1 if below else 0)) // 100)
+
+
 @pytest.mark.parametrize('monitors, ongoing, resolved', [(10, 2, 5), (250, 30, 150)])
 def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, monitors, ongoing, resolved):
-    """ceil(N / 100) pages of monitors, and the incidents up to the first page that reaches the cut."""
+    """ceil(N / 100) pages of monitors, and the incidents down to the first page that passes the lookback floor."""
     import runpy  # pylint: disable=import-outside-toplevel
     source = runpy.run_path(os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py'))
     emulator.reset()
     ids = seed_account(emulator, monitors, ongoing, resolved)
-    poller = source['Poller'](source['parse_args']({'api_url': emulator.url, 'api_key': PRIMARY_KEY}, environ={}))
+    poller = source['Poller'](source['parse_args']({'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'lookback': 3600},
+                                                   environ={}))
     emulator.clear_log()
     poller.poll()
     baseline = len(emulator.log())
@@ -384,7 +392,9 @@ def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, monitors, on
     transitions = 2 * resolved_now + 5  # each resolved incident's monitor came back online too
     assert len(events) == transitions
     monitor_pages = -(-monitors // 100)
-    assert quiet == busy == monitor_pages + -(-(ongoing + 1) // 100)
+    # A poll reads down to an hour below the newest end seen before it: every resolved incident seeded ended
+    # within that hour, in the quiet poll and in the busy one alike.
+    assert quiet == busy == monitor_pages + incident_pages(ongoing + resolved, 0)
     key = '%d monitors, %d incidents (%d ongoing)' % (monitors, ongoing + resolved, ongoing)
     FIGURES['requests_per_poll'][key] = {'first poll': baseline, 'quiet poll': quiet,
                                          'poll with %d transitions' % transitions: busy}
