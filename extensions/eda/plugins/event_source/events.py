@@ -71,13 +71,12 @@ description:
     sends what happened meanwhile. A refused API key (401), an account without API access (403) and invalid
     arguments stop the source with one message."
   - "Requests per poll, for N monitors and M incidents: C(ceil(N / 100)) to read the monitors, plus C(ceil(K / 100))
-    to read the incidents, where K is the number of ongoing incidents plus those resolved since the previous poll
-    (usually one request), plus one per incident that was ongoing at the previous poll and is no longer among the
-    ongoing ones without having a recent end (a deleted or back-dated one), at most 20 a poll (the others are read by
-    the next polls). K counts the incidents resolved within O(lookback) of the newest end. The service allows 120 requests a minute
-    per account, shared with playbooks: with O(interval=60) and 1000 monitors a poll costs about 11 requests a
-    minute."
-  - Needs the Python library C(requests). Timestamps in events are UTC C(Y-m-dTH:i:s).
+    to read the incidents, where K is the number of ongoing incidents plus those that ended within O(lookback) of the
+    newest end seen (usually one request), plus one per incident that was ongoing at the previous poll and is no
+    longer listed (a deleted or back-dated one), at most 20 a poll (the others are read by the next polls). The
+    service allows 120 requests a minute per account, shared with playbooks: with O(interval=60) and 1000 monitors
+    a poll costs about 11 requests a minute."
+  - Needs the Python library C(requests). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
 options:
   api_url:
     description:
