@@ -392,8 +392,8 @@ class Schema:
 
     def local_times(self, params):
         """The names of the timestamps in ``params`` given as local times (without an offset)."""
-        given = [field.name for field in self.fields if field.kind == 'timestamp']
-        return {name for name in given if params.get(name) not in (None, '') and is_local(params[name], name)}
+        timestamps = [field.name for field in self.fields if field.kind == 'timestamp']
+        return {name for name in timestamps if params.get(name) not in (None, '') and is_local(params[name], name)}
 
     def localised(self, params, desired, zone):
         """``desired`` with the timestamps of ``params`` read in the account's ``zone``."""
