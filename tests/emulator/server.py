@@ -174,7 +174,7 @@ class Faults:
             for fault in self.queue:
                 if fault['method'] and fault['method'] != method:
                     continue
-                if fault['path'] and not path.startswith(fault['path']):
+                if fault['path'] and not path_within(path, fault['path']):
                     continue
                 fault['count'] -= 1
                 if fault['count'] == 0:
@@ -189,6 +189,12 @@ class Faults:
     def clear(self):
         with self.lock:
             self.queue = []
+
+
+def path_within(path, prefix):
+    """Whether ``path`` is ``prefix`` or below it: ``/monitors/1`` covers ``/monitors/1/x``, not ``/monitors/10``."""
+    prefix = prefix.rstrip('/')
+    return path == prefix or path.startswith(prefix + '/')
 
 
 class RequestLog:

@@ -526,6 +526,18 @@ def test_fault_filters_by_method_and_path(emulator):
     assert len(emulator.faults()) == 0
 
 
+def test_fault_path_covers_the_record_and_below_not_a_longer_id(emulator):
+    first = create_monitor(emulator)
+    for dummy in range(9):
+        tenth = create_monitor(emulator, name='web%d' % dummy)
+    assert (first, tenth) == (1, 10)
+    emulator.fault('status', status=500, method='GET', path='/api/v1/monitors/1')
+    assert emulator.api('GET', '/api/v1/monitors/10').status == 200
+    assert emulator.api('GET', '/api/v1/monitors/1').status == 500
+    emulator.fault('status', status=500, method='GET', path='/api/v1/monitors/')
+    assert emulator.api('GET', '/api/v1/monitors/10').status == 500
+
+
 def test_html_fault(emulator):
     emulator.fault('html')
     response = emulator.api('GET', '/api/v1/monitors')
