@@ -284,11 +284,15 @@ class Emulator:
         """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
         return self._control('POST', '/quirks', flags)
 
-    def wait_idle(self, timeout=5.0):
-        """Wait until no logged request is still in flight (useful after a client gave up on a delay)."""
+    def wait_idle(self, timeout=5.0, requests=0):
+        """Wait until at least ``requests`` requests are logged and none is still in flight.
+
+        Useful after a client gave up on a delay; ``requests`` covers a request the server has not logged yet.
+        """
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if all(entry['status'] is not None or entry['fault'] == 'drop' for entry in self.log()):
+            log = self.log()
+            if len(log) >= requests and all(entry['status'] is not None or entry['fault'] == 'drop' for entry in log):
                 return True
             time.sleep(0.05)
         return False

@@ -388,7 +388,9 @@ def judge(emulator, scenario, variant, column, fragments, ctx, args, before, run
 
     # The next run, without a fault, finishes the job and never duplicates anything.
     emulator.clear_log()
-    rerun = run_module(scenario.main, dict(args, retries=0))
+    # Without a fault the rerun needs no retries; a generous timeout keeps a stall of a loaded machine
+    # from being judged as the task's failure.
+    rerun = run_module(scenario.main, dict(args, retries=0, timeout=30))
     rerun_state = 'ok'
     if rerun.failed:
         rerun_state = 'failed'

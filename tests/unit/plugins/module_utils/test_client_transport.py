@@ -242,15 +242,20 @@ def test_a_redirect_never_carries_the_key_elsewhere(pki, target):
 
 # -- an address that cannot be connected to --------------------------------------------------------
 
+@pytest.fixture
 def closed_port():
-    """A local port nothing listens on: connections to it are refused at once."""
+    """A local port nothing listens on: connections to it are refused at once.
+
+    The socket stays bound, not listening, for the whole test, so that no server started meanwhile
+    (another test worker, an emulator on port 0) can take the port.
+    """
     with socket.socket() as sock:
         sock.bind(('127.0.0.1', 0))
-        return sock.getsockname()[1]
+        yield sock.getsockname()[1]
 
 
-def test_a_refused_address_is_named_with_the_attempts_and_bounded():
-    port = closed_port()
+def test_a_refused_address_is_named_with_the_attempts_and_bounded(closed_port):
+    port = closed_port
     client, fake = client_for('http://127.0.0.1:%d/api/v1' % port, retries=10)
     dummy, message = failure(client)
     assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % port)
@@ -261,20 +266,20 @@ def test_a_refused_address_is_named_with_the_attempts_and_bounded():
     assert sum(fake.waits) == pytest.approx(UNREACHABLE_BUDGET)
 
 
-def test_retries_still_bound_the_attempts_within_the_budget():
-    client, fake = client_for('http://127.0.0.1:%d' % closed_port(), retries=2)
+def test_retries_still_bound_the_attempts_within_the_budget(closed_port):
+    client, fake = client_for('http://127.0.0.1:%d' % closed_port, retries=2)
     dummy, message = failure(client)
     assert '(3 attempts in ' in message and len(fake.waits) == 2 and sum(fake.waits) < UNREACHABLE_BUDGET
 
 
-def test_a_refused_post_is_retried_and_never_ambiguous():
-    client, fake = client_for('http://127.0.0.1:%d' % closed_port())
+def test_a_refused_post_is_retried_and_never_ambiguous(closed_port):
+    client, fake = client_for('http://127.0.0.1:%d' % closed_port)
     error, dummy = failure(client, lambda c: c.create('/api/v1/monitors', {'name': 'x'}))
     assert not error.ambiguous and fake.waits
 
 
-def test_the_budget_is_shared_by_the_requests_to_one_address():
-    client, fake = client_for('http://127.0.0.1:%d' % closed_port())
+def test_the_budget_is_shared_by_the_requests_to_one_address(closed_port):
+    client, fake = client_for('http://127.0.0.1:%d' % closed_port)
     failure(client)
     waited = len(fake.waits)
     dummy, message = failure(client)
