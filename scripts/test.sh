@@ -7,14 +7,17 @@
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
 #
-# Sections (default order): sanity unit integration build publish lint docs ecosystem molecule current reliability benchmark eda
+# Sections (default order): sanity unit integration build publish lint docs ecosystem molecule current secrets reliability benchmark eda
 #
 # sanity, unit and integration run ansible-test on the oldest supported
 # ansible-core line (.venv, Python 3.11); current runs them on the newest line
-# (.venv-current, Python 3.13), in a staged copy of its own. When current is
-# run with other sections, it runs in the background beside the ones before it
-# (ansible-test of one line leaves the second core mostly idle); its output is
-# shown, and its result counted, where it stands in the order. See CONTRIBUTING.md.
+# (.venv-current, Python 3.13), in a staged copy of its own. secrets is the
+# reliability suite's secrets test (every integration target again at -vvv
+# --diff). When current or secrets is run with other sections, the two run one
+# after the other in the background, beside the sections before them (those
+# leave the second core mostly idle), and reliability waits for them, so that
+# the timing-sensitive sections after them run alone; their output is shown,
+# and their result counted, where they stand in the order. See CONTRIBUTING.md.
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -27,7 +30,9 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-SECTIONS=(sanity unit integration build publish lint docs ecosystem molecule current reliability benchmark eda)
+SECTIONS=(sanity unit integration build publish lint docs ecosystem molecule current secrets reliability benchmark eda)
+# Sections that run in the background, in this order, when other sections are run too.
+BACKGROUND=(current secrets)
 
 VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
@@ -40,7 +45,8 @@ COLLECTIONS="$ROOT/build/collections"
 STAGED="$COLLECTIONS/ansible_collections/uptime/monitoring"
 # The newest line's ansible-test runs in a copy of its own, so that it can run beside the oldest line's.
 CURRENT_COLLECTIONS="$ROOT/build/collections-current"
-CURRENT_LOG="$ROOT/build/current.log"
+# Output of the background sections: build/<section>.log, and its status in build/<section>.log.rc.
+BACKGROUND_LOGS="$ROOT/build"
 
 header() {
     printf '\n==================== %s ====================\n' "$*"
@@ -202,12 +208,25 @@ section_molecule() {
     NO_COLOR=1 molecule test --all
 }
 
+section_secrets() {
+    # tests/reliability/test_secrets.py: every integration target at -vvv
+    # --diff, its output and the URLs the emulator received searched for every
+    # secret. Its results are kept for the reliability section's report.
+    "$PY" tests/reliability/run.py --no-stage --secrets-only
+}
+
 section_reliability() {
     # tests/reliability (issue #7): the fault matrix, lost answers, bad input,
     # secrets at -vvv --diff, concurrency and the rate limit. Regenerates
     # docs/reliability.md from the results and fails when its verdicts differ
-    # from the committed copy (commit the regenerated file).
-    "$PY" tests/reliability/run.py --no-stage
+    # from the committed copy (commit the regenerated file). With the secrets
+    # section in the same run, it reports that section's results instead of
+    # running the secrets test again.
+    if [[ " ${selected[*]} " == *" secrets "* ]]; then
+        "$PY" tests/reliability/run.py --no-stage --secrets-done
+    else
+        "$PY" tests/reliability/run.py --no-stage
+    fi
 }
 
 section_benchmark() {
@@ -296,7 +315,8 @@ run_section() {
     finish_section "$name" "$section_status"
 }
 
-current_pid=
+background_pid=
+background=()
 kill_tree() {
     local child
     for child in $(pgrep -P "$1" || true); do
@@ -305,42 +325,57 @@ kill_tree() {
     kill "$1" 2>/dev/null || true
 }
 
-start_current_in_background() {
-    rm -f "$CURRENT_LOG.rc"
+start_background() {
+    local name
+    for name in "${background[@]}"; do
+        rm -f "$BACKGROUND_LOGS/$name.log" "$BACKGROUND_LOGS/$name.log.rc"
+    done
     (
-        start=$SECONDS
-        run_in_subshell current >"$CURRENT_LOG" 2>&1
-        echo "$section_status $((SECONDS - start))" >"$CURRENT_LOG.rc"
+        for name in "${background[@]}"; do
+            start=$SECONDS
+            run_in_subshell "$name" >"$BACKGROUND_LOGS/$name.log" 2>&1
+            # Written whole, then renamed: the foreground reads the file as soon as it exists.
+            echo "$section_status $((SECONDS - start))" >"$BACKGROUND_LOGS/$name.log.rc.new"
+            mv "$BACKGROUND_LOGS/$name.log.rc.new" "$BACKGROUND_LOGS/$name.log.rc"
+        done
     ) &
-    current_pid=$!
+    background_pid=$!
 }
 
-wait_for_current() {
-    header "current (ran in the background since the start; its output follows)"
-    wait "$current_pid" || true
-    cat "$CURRENT_LOG"
-    local rc seconds
-    read -r rc seconds <"$CURRENT_LOG.rc" || { rc=1 seconds=0; }
-    took[current]=$seconds
-    finish_section current "$rc"
+# Waits until the background section has ended (the ones before it in the background ended earlier).
+wait_for_background() {
+    local name="$1" rc seconds
+    header "$name (ran in the background; its output follows)"
+    while [[ ! -f "$BACKGROUND_LOGS/$name.log.rc" ]] && kill -0 "$background_pid" 2>/dev/null; do
+        sleep 2
+    done
+    cat "$BACKGROUND_LOGS/$name.log"
+    read -r rc seconds <"$BACKGROUND_LOGS/$name.log.rc" || { rc=1 seconds=0; }
+    took[$name]=$seconds
+    finish_section "$name" "$rc"
 }
 
 for name in bootstrap stage; do
     run_section "$name"
 done
-if [[ ${#selected[@]} -gt 1 && " ${selected[*]} " == *" current "* ]]; then
-    start_current_in_background
+if [[ ${#selected[@]} -gt 1 ]]; then
+    for name in "${BACKGROUND[@]}"; do
+        [[ " ${selected[*]} " != *" $name "* ]] || background+=("$name")
+    done
+fi
+if [[ ${#background[@]} -gt 0 ]]; then
+    start_background
     # If a section fails, the background run is stopped with the script.
-    trap '[[ -z "$current_pid" ]] || kill_tree "$current_pid"' EXIT
+    trap '[[ -z "$background_pid" ]] || kill_tree "$background_pid"' EXIT
 fi
 for name in "${selected[@]}"; do
-    if [[ $name == current && -n $current_pid ]]; then
-        wait_for_current
-        current_pid=
+    if [[ " ${background[*]} " == *" $name "* ]]; then
+        wait_for_background "$name"
     else
         run_section "$name"
     fi
 done
+background_pid=
 
 header "summary"
 for name in bootstrap stage "${selected[@]}"; do

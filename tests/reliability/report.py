@@ -385,9 +385,13 @@ def run_part(results_dir):
         return ''
     with open(path, encoding='utf-8') as handle:
         run = json.load(handle)
+    secrets = ''
+    if 'secrets_seconds' in run:
+        secrets = (' The secrets test ran before, in a run of its own beside other sections of the test command: '
+                   '%s s.' % run['secrets_seconds'])
     return ('\n### The run\n\n%s s in all, on %s CPU(s): %s s for the tests of one pytest run and, beside them, '
-            '%s s for the rate-limit test. Counts: %s.\n' % (run['seconds'], run['cpus'], run['foreground_seconds'],
-                                                             run['background_seconds'], run['counts']))
+            '%s s for the rate-limit test. Counts: %s.%s\n' % (run['seconds'], run['cpus'], run['foreground_seconds'],
+                                                               run['background_seconds'], run['counts'], secrets))
 
 
 def render(groups, results_dir=RESULTS_DIR):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Run the reliability tests (issue #7) and regenerate docs/reliability.md from their results.
 
-    .venv/bin/python tests/reliability/run.py [--no-stage]
+    .venv/bin/python tests/reliability/run.py [--no-stage] [--secrets-only | --secrets-done]
 
 The collection must be staged in build/collections (scripts/stage-collection.sh;
 ./scripts/test.sh does it) for the tests that run ansible-playbook. The rate-limit
@@ -9,6 +9,12 @@ test spends two minutes waiting for the service's limit, so it runs in a second
 pytest process beside the others. Then tests/reliability/report.py writes
 docs/reliability.md and fails when its verdicts differ from the committed copy.
 The last line gives the counts of both pytest runs and the state of the report.
+
+The secrets test (test_secrets.py) runs every integration target again at -vvv
+--diff, which takes minutes and needs no quiet machine, unlike the fault matrix.
+``--secrets-only`` runs it alone and keeps its results; a later ``--secrets-done``
+runs the rest and reports with them. ./scripts/test.sh runs the first in the
+background beside other sections (section ``secrets``).
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 OUTPUT_DIR = os.path.join(REPO_ROOT, 'tests', 'output', 'reliability')
 BACKGROUND = 'test_rate_limit.py'
+SECRETS = 'test_secrets.py'
+# What a secrets-only run writes, kept by the run that reports with it.
+SECRETS_OUTPUT = (os.path.join('results', 'secrets.jsonl'), os.path.join('results', 'secrets_run.json'), 'secrets')
 COUNT_WORDS = ('passed', 'failed', 'xfailed', 'xpassed', 'skipped', 'errors', 'error')
 
 
@@ -46,9 +55,46 @@ def counts(text):
     return found
 
 
+def clear_output(kept=()):
+    """Empty the output directory, except the paths (relative to it) in ``kept``."""
+    kept = {os.path.join(OUTPUT_DIR, path) for path in kept}
+    for directory, subdirectories, files in os.walk(OUTPUT_DIR, topdown=False):
+        for name in files:
+            path = os.path.join(directory, name)
+            if not any(path == keep or path.startswith(keep + os.sep) for keep in kept):
+                os.remove(path)
+        for name in subdirectories:
+            path = os.path.join(directory, name)
+            if not os.listdir(path):
+                os.rmdir(path)
+    os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
+
+
+def run_secrets_only(start):
+    for path in SECRETS_OUTPUT:
+        path = os.path.join(OUTPUT_DIR, path)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.remove(path)
+    os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
+    result = subprocess.run(pytest_command(os.path.join(HERE, SECRETS), '-rfEX'), cwd=REPO_ROOT, stdin=subprocess.DEVNULL,
+                            check=False)
+    seconds = time.monotonic() - start
+    with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), 'w', encoding='utf-8') as handle:
+        json.dump({'seconds': round(seconds)}, handle)
+    print('secrets: %s in %.0fs; its results are kept for the reliability section'
+          % ('ok' if result.returncode == 0 else 'FAILED', seconds))
+    return result.returncode
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description='Run the reliability tests and regenerate docs/reliability.md.')
     parser.add_argument('--no-stage', action='store_true', help='the collection is staged already')
+    split = parser.add_mutually_exclusive_group()
+    split.add_argument('--secrets-only', action='store_true', help='run only the secrets test, and keep its results')
+    split.add_argument('--secrets-done', action='store_true',
+                       help='run the other tests and report with the results of an earlier --secrets-only run')
     args = parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)
     start = time.monotonic()
@@ -56,8 +102,14 @@ def main(argv=None):
     if not args.no_stage:
         subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh')], cwd=REPO_ROOT, check=True,
                        stdout=subprocess.DEVNULL)
-    shutil.rmtree(OUTPUT_DIR, ignore_errors=True)
-    os.makedirs(OUTPUT_DIR)
+    if args.secrets_only:
+        return run_secrets_only(start)
+    kept = SECRETS_OUTPUT if args.secrets_done else ()
+    if args.secrets_done and not os.path.exists(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[0])):
+        print('reliability: no results of the secrets test (%s): run it first with --secrets-only; FAILED'
+              % os.path.relpath(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[0]), REPO_ROOT))
+        return 1
+    clear_output(kept)
 
     background_log = os.path.join(OUTPUT_DIR, 'pytest-rate-limit.log')
     with open(background_log, 'wb') as log:
@@ -65,7 +117,9 @@ def main(argv=None):
                                       stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         print('rate-limit test started beside the others (output: %s)' % os.path.relpath(background_log, REPO_ROOT))
         tests_start = time.monotonic()
-        foreground = subprocess.run(pytest_command(HERE, '--ignore', os.path.join(HERE, BACKGROUND), '-rfEX'),
+        ignored = [BACKGROUND] + ([SECRETS] if args.secrets_done else [])
+        foreground = subprocess.run(pytest_command(HERE, *['--ignore=%s' % os.path.join(HERE, name) for name in ignored],
+                                                   '-rfEX'),
                                     cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, check=False)
         foreground_seconds = time.monotonic() - tests_start
@@ -85,10 +139,13 @@ def main(argv=None):
             total[word] = total.get(word, 0) + number
     summary = ', '.join('%d %s' % (total[word], word) for word in COUNT_WORDS[:-1] if total.get(word)) or 'no tests ran'
     os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
+    figures = {'seconds': round(time.monotonic() - start), 'cpus': os.cpu_count(), 'counts': summary,
+               'foreground_seconds': round(foreground_seconds), 'background_seconds': round(background_seconds)}
+    if args.secrets_done:
+        with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), encoding='utf-8') as handle:
+            figures['secrets_seconds'] = json.load(handle)['seconds']
     with open(os.path.join(OUTPUT_DIR, 'results', 'run.json'), 'w', encoding='utf-8') as handle:
-        json.dump({'seconds': round(time.monotonic() - start), 'cpus': os.cpu_count(), 'counts': summary,
-                   'foreground_seconds': round(foreground_seconds), 'background_seconds': round(background_seconds)},
-                  handle)
+        json.dump(figures, handle)
 
     report = subprocess.run([sys.executable, os.path.join(HERE, 'report.py'), '--check'], cwd=REPO_ROOT, check=False,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
