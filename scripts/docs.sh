@@ -10,8 +10,10 @@
 #                               module docs and the changelog fragments
 #
 # Run it after changing the documentation of a module, or a changelog.
-# Uses the tools of .venv (scripts/bootstrap.sh) and the staged collection
-# (scripts/stage-collection.sh), which it refreshes.
+# Uses the tools of .venv (scripts/bootstrap.sh) and a staged copy of the
+# collection of its own (build/collections-docs): the test command runs
+# sections in the background from build/collections, which must not change
+# under them.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,9 +30,10 @@ case "${1:-}" in
 esac
 
 export PATH="$ROOT/.venv/bin:$PATH"
-staged="$("$ROOT/scripts/stage-collection.sh")"
+DOCS_COLLECTIONS="$ROOT/build/collections-docs"
+staged="$("$ROOT/scripts/stage-collection.sh" "$DOCS_COLLECTIONS")"
 # Only the staged copy: never document another installed uptime.monitoring.
-export ANSIBLE_COLLECTIONS_PATH="$ROOT/build/collections"
+export ANSIBLE_COLLECTIONS_PATH="$DOCS_COLLECTIONS"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
