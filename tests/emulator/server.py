@@ -192,8 +192,12 @@ class Faults:
 
 
 def path_within(path, prefix):
-    """Whether ``path`` is ``prefix`` or below it: ``/monitors/1`` covers ``/monitors/1/x``, not ``/monitors/10``."""
-    prefix = prefix.rstrip('/')
+    """Whether ``path`` is ``prefix`` or below it: ``/monitors/1`` covers ``/monitors/1/x``, not ``/monitors/10``.
+
+    A prefix that ends with ``/`` covers only what is below it: ``/monitors/`` every record, not the list.
+    """
+    if prefix.endswith('/'):
+        return path.startswith(prefix)
     return path == prefix or path.startswith(prefix + '/')
 
 

@@ -35,6 +35,7 @@ import re
 import pytest
 
 import known_issues
+from emulator.server import path_within
 from reliability_support import (INCIDENTS, MONITORS, RETRIES, SLOW_SECONDS, list_all, record, run_module,
                                  seed_incident, seed_monitor, snapshot, utc_ago)
 
@@ -284,7 +285,7 @@ def message_problems(msg, scenario, fragments):
 
 
 def faulted_entry(log, scenario):
-    matching = [entry for entry in log if entry['method'] == scenario.method and entry['path'].startswith(scenario.path)]
+    matching = [entry for entry in log if entry['method'] == scenario.method and path_within(entry['path'], scenario.path)]
     return matching[scenario.skip] if len(matching) > scenario.skip else None
 
 
@@ -318,7 +319,7 @@ def test_cell(emulator, connection, scenario, variant, column):
     problems = []
     if hit is None or hit['fault'] != spec['kind']:
         problems.append('the fault did not hit %s %s' % (scenario.method, scenario.path))
-    attempts = len([e for e in log if e['method'] == scenario.method and e['path'].startswith(scenario.path)])
+    attempts = len([e for e in log if e['method'] == scenario.method and path_within(e['path'], scenario.path)])
     judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, attempts - scenario.skip,
           problems)
 
@@ -335,7 +336,7 @@ def test_tls_cell(tls_emulator, connection, scenario, variant, column):
     dry_run = run_module(scenario.main, args)
     assert not dry_run.failed, dry_run
     matching = [index for index, entry in enumerate(emulator.log())
-                if entry['method'] == scenario.method and entry['path'].startswith(scenario.path)]
+                if entry['method'] == scenario.method and path_within(entry['path'], scenario.path)]
     requests_before = matching[scenario.skip]
 
     emulator.reset()
@@ -352,7 +353,7 @@ def test_tls_cell(tls_emulator, connection, scenario, variant, column):
     faulted = [handshake for handshake in emulator.handshakes() if handshake['certificate'] == kind]
     problems = []
     if not faulted or len(log) < requests_before or any(
-            entry['method'] == scenario.method and entry['path'].startswith(scenario.path)
+            entry['method'] == scenario.method and path_within(entry['path'], scenario.path)
             for entry in log[requests_before:requests_before + 1]):
         problems.append('the fault did not hit %s %s' % (scenario.method, scenario.path))
     judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, len(faulted), problems)
