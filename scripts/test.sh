@@ -2,7 +2,8 @@
 # THE test command: runs every test suite of the collection, failing fast.
 #
 #   ./scripts/test.sh                      # all sections, in order
-#   ./scripts/test.sh sanity unit          # only the named sections
+#   ./scripts/test.sh sanity unit          # only the named sections (in the
+#                                          # default order, whatever the order given)
 #   ./scripts/test.sh integration monitor  # extra words after "integration"
 #                                          # are target names (see below)
 #   ./scripts/test.sh --list               # list the sections
@@ -14,10 +15,11 @@
 # (.venv-current, Python 3.13), in a staged copy of its own. secrets is the
 # reliability suite's secrets test (every integration target again at -vvv
 # --diff). When current or secrets is run with other sections, the two run one
-# after the other in the background, beside the sections before them (those
-# leave the second core mostly idle), and reliability waits for them, so that
-# the timing-sensitive sections after them run alone; their output is shown,
-# and their result counted, where they stand in the order. See CONTRIBUTING.md.
+# after the other in the background, beside the sections before them (most of
+# those keep one core busy at a time), and the foreground waits for them where
+# they stand in the order, so that the timing-sensitive sections after them
+# (reliability, benchmark, eda) run alone; their output is shown, and their
+# result counted, there. See CONTRIBUTING.md.
 #
 # bootstrap (create .venv, install requirements) and stage (copy the work
 # tree to build/collections/ansible_collections/uptime/monitoring) always run
@@ -280,6 +282,12 @@ for arg in "$@"; do
     fi
 done
 [[ ${#selected[@]} -gt 0 ]] || selected=("${SECTIONS[@]}")
+# In the default order, whatever order they were named in: reliability must come after secrets.
+ordered=()
+for name in "${SECTIONS[@]}"; do
+    [[ " ${selected[*]} " != *" $name "* ]] || ordered+=("$name")
+done
+selected=("${ordered[@]}")
 
 export PATH="$VENV/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS"
@@ -349,7 +357,7 @@ wait_for_background() {
     while [[ ! -f "$BACKGROUND_LOGS/$name.log.rc" ]] && kill -0 "$background_pid" 2>/dev/null; do
         sleep 2
     done
-    cat "$BACKGROUND_LOGS/$name.log"
+    cat "$BACKGROUND_LOGS/$name.log" 2>/dev/null || true
     read -r rc seconds <"$BACKGROUND_LOGS/$name.log.rc" || { rc=1 seconds=0; }
     took[$name]=$seconds
     finish_section "$name" "$rc"

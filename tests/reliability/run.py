@@ -79,13 +79,31 @@ def run_secrets_only(start):
             os.remove(path)
     os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
     result = subprocess.run(pytest_command(os.path.join(HERE, SECRETS), '-rfEX'), cwd=REPO_ROOT, stdin=subprocess.DEVNULL,
-                            check=False)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors='replace', check=False)
     seconds = time.monotonic() - start
     with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), 'w', encoding='utf-8') as handle:
-        json.dump({'seconds': round(seconds)}, handle)
+        json.dump({'seconds': round(seconds), 'returncode': result.returncode, 'counts': counts(result.stdout)}, handle)
+    sys.stdout.write(result.stdout)
     print('secrets: %s in %.0fs; its results are kept for the reliability section'
           % ('ok' if result.returncode == 0 else 'FAILED', seconds))
     return result.returncode
+
+
+def earlier_secrets_run():
+    """The figures of a passed --secrets-only run whose results are there, or None (said why)."""
+    shown = os.path.relpath(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), REPO_ROOT)
+    try:
+        with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), encoding='utf-8') as handle:
+            secrets_run = json.load(handle)
+    except (OSError, ValueError):
+        secrets_run = None
+    if secrets_run is None or not os.path.exists(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[0])):
+        print('reliability: no results of the secrets test (%s): run it first with --secrets-only; FAILED' % shown)
+        return None
+    if secrets_run.get('returncode') != 0:
+        print('reliability: the secrets test failed in its run (%s): nothing to report with; FAILED' % shown)
+        return None
+    return secrets_run
 
 
 def main(argv=None):
@@ -104,12 +122,12 @@ def main(argv=None):
                        stdout=subprocess.DEVNULL)
     if args.secrets_only:
         return run_secrets_only(start)
-    kept = SECRETS_OUTPUT if args.secrets_done else ()
-    if args.secrets_done and not os.path.exists(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[0])):
-        print('reliability: no results of the secrets test (%s): run it first with --secrets-only; FAILED'
-              % os.path.relpath(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[0]), REPO_ROOT))
-        return 1
-    clear_output(kept)
+    secrets_run = None
+    if args.secrets_done:
+        secrets_run = earlier_secrets_run()
+        if secrets_run is None:
+            return 1
+    clear_output(SECRETS_OUTPUT if args.secrets_done else ())
 
     background_log = os.path.join(OUTPUT_DIR, 'pytest-rate-limit.log')
     with open(background_log, 'wb') as log:
@@ -134,16 +152,16 @@ def main(argv=None):
     sys.stdout.write(background_text)
 
     total = {}
-    for text in (foreground.stdout.decode('utf-8', 'replace'), background_text):
-        for word, number in counts(text).items():
+    for found in (counts(foreground.stdout.decode('utf-8', 'replace')), counts(background_text),
+                  secrets_run['counts'] if secrets_run else {}):
+        for word, number in found.items():
             total[word] = total.get(word, 0) + number
     summary = ', '.join('%d %s' % (total[word], word) for word in COUNT_WORDS[:-1] if total.get(word)) or 'no tests ran'
     os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
     figures = {'seconds': round(time.monotonic() - start), 'cpus': os.cpu_count(), 'counts': summary,
                'foreground_seconds': round(foreground_seconds), 'background_seconds': round(background_seconds)}
-    if args.secrets_done:
-        with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), encoding='utf-8') as handle:
-            figures['secrets_seconds'] = json.load(handle)['seconds']
+    if secrets_run:
+        figures['secrets_seconds'] = secrets_run['seconds']
     with open(os.path.join(OUTPUT_DIR, 'results', 'run.json'), 'w', encoding='utf-8') as handle:
         json.dump(figures, handle)
 
