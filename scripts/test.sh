@@ -224,7 +224,7 @@ section_reliability() {
     # from the committed copy (commit the regenerated file). With the secrets
     # section in the same run, it reports that section's results instead of
     # running the secrets test again.
-    if [[ " ${selected[*]} " == *" secrets "* ]]; then
+    if is_in secrets "${selected[@]}"; then
         "$PY" tests/reliability/run.py --no-stage --secrets-done
     else
         "$PY" tests/reliability/run.py --no-stage
@@ -259,6 +259,13 @@ section_eda() {
     return "$rc"
 }
 
+# is_in WORD LIST...: whether WORD is one of the LIST.
+is_in() {
+    local word="$1"
+    shift
+    [[ " $* " == *" $word "* ]]
+}
+
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
 }
@@ -271,7 +278,7 @@ for arg in "$@"; do
         -h | --help) usage; exit 0 ;;
         --list) printf '%s\n' "${SECTIONS[@]}"; exit 0 ;;
     esac
-    if [[ " ${SECTIONS[*]} " == *" $arg "* ]]; then
+    if is_in "$arg" "${SECTIONS[@]}"; then
         selected+=("$arg")
         in_integration=$([[ "$arg" == integration ]] && echo 1 || echo 0)
     elif [[ $in_integration -eq 1 ]]; then
@@ -285,7 +292,7 @@ done
 # In the default order, whatever order they were named in: reliability must come after secrets.
 ordered=()
 for name in "${SECTIONS[@]}"; do
-    [[ " ${selected[*]} " != *" $name "* ]] || ordered+=("$name")
+    if is_in "$name" "${selected[@]}"; then ordered+=("$name"); fi
 done
 selected=("${ordered[@]}")
 
@@ -368,7 +375,7 @@ for name in bootstrap stage; do
 done
 if [[ ${#selected[@]} -gt 1 ]]; then
     for name in "${BACKGROUND[@]}"; do
-        [[ " ${selected[*]} " != *" $name "* ]] || background+=("$name")
+        if is_in "$name" "${selected[@]}"; then background+=("$name"); fi
     done
 fi
 if [[ ${#background[@]} -gt 0 ]]; then
@@ -377,7 +384,7 @@ if [[ ${#background[@]} -gt 0 ]]; then
     trap '[[ -z "$background_pid" ]] || kill_tree "$background_pid"' EXIT
 fi
 for name in "${selected[@]}"; do
-    if [[ " ${background[*]} " == *" $name "* ]]; then
+    if is_in "$name" "${background[@]}"; then
         wait_for_background "$name"
     else
         run_section "$name"

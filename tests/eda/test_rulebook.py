@@ -109,26 +109,23 @@ class Rulebook:
         with self.lock:
             return [(moment, ACTION.search(line).groupdict()) for moment, line in self.lines if ACTION.search(line)]
 
-    def wait_actions(self, count, timeout=45):
+    def wait_until(self, found, count, what, timeout=45):
+        """``found()`` once it holds ``count`` items; fails when ansible-rulebook ends or the time is up."""
         deadline = time.monotonic() + timeout
-        while len(self.actions()) < count:
+        while len(found()) < count:
             if self.process.poll() is not None:
                 raise AssertionError('ansible-rulebook ended (rc %s):\n%s' % (self.process.returncode, self.output()))
             if time.monotonic() > deadline:
-                raise AssertionError('expected %d actions, got %d:\n%s' % (count, len(self.actions()), self.output()))
+                raise AssertionError('expected %d %s, got %d:\n%s' % (count, what, len(found()), self.output()))
             time.sleep(0.05)
-        return self.actions()
+        return found()
+
+    def wait_actions(self, count, timeout=45):
+        return self.wait_until(self.actions, count, 'actions', timeout)
 
     def wait_output(self, pattern, count, timeout=45):
         """The matches of ``pattern`` in the output, once there are ``count`` of them."""
-        deadline = time.monotonic() + timeout
-        while len(re.findall(pattern, self.output())) < count:
-            if self.process.poll() is not None:
-                raise AssertionError('ansible-rulebook ended (rc %s):\n%s' % (self.process.returncode, self.output()))
-            if time.monotonic() > deadline:
-                raise AssertionError('expected %d lines matching %r:\n%s' % (count, pattern, self.output()))
-            time.sleep(0.05)
-        return re.findall(pattern, self.output())
+        return self.wait_until(lambda: re.findall(pattern, self.output()), count, 'lines matching %r' % pattern, timeout)
 
     def stop(self):
         if self.process.poll() is None:

@@ -33,8 +33,10 @@ REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 OUTPUT_DIR = os.path.join(REPO_ROOT, 'tests', 'output', 'reliability')
 BACKGROUND = 'test_rate_limit.py'
 SECRETS = 'test_secrets.py'
-# What a secrets-only run writes, kept by the run that reports with it.
-SECRETS_OUTPUT = (os.path.join('results', 'secrets.jsonl'), os.path.join('results', 'secrets_run.json'), 'secrets')
+# What a secrets-only run writes (relative to OUTPUT_DIR), kept by the run that reports with it.
+SECRETS_RESULTS = os.path.join('results', 'secrets.jsonl')
+SECRETS_RUN = os.path.join('results', 'secrets_run.json')
+SECRETS_OUTPUT = (SECRETS_RESULTS, SECRETS_RUN, 'secrets')
 COUNT_WORDS = ('passed', 'failed', 'xfailed', 'xpassed', 'skipped', 'errors', 'error')
 
 
@@ -81,7 +83,7 @@ def run_secrets_only(start):
     result = subprocess.run(pytest_command(os.path.join(HERE, SECRETS), '-rfEX'), cwd=REPO_ROOT, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors='replace', check=False)
     seconds = time.monotonic() - start
-    with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), 'w', encoding='utf-8') as handle:
+    with open(os.path.join(OUTPUT_DIR, SECRETS_RUN), 'w', encoding='utf-8') as handle:
         json.dump({'seconds': round(seconds), 'returncode': result.returncode, 'counts': counts(result.stdout)}, handle)
     sys.stdout.write(result.stdout)
     print('secrets: %s in %.0fs; its results are kept for the reliability section'
@@ -91,13 +93,13 @@ def run_secrets_only(start):
 
 def earlier_secrets_run():
     """The figures of a passed --secrets-only run whose results are there, or None (said why)."""
-    shown = os.path.relpath(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), REPO_ROOT)
+    shown = os.path.relpath(os.path.join(OUTPUT_DIR, SECRETS_RUN), REPO_ROOT)
     try:
-        with open(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[1]), encoding='utf-8') as handle:
+        with open(os.path.join(OUTPUT_DIR, SECRETS_RUN), encoding='utf-8') as handle:
             secrets_run = json.load(handle)
     except (OSError, ValueError):
         secrets_run = None
-    if secrets_run is None or not os.path.exists(os.path.join(OUTPUT_DIR, SECRETS_OUTPUT[0])):
+    if secrets_run is None or not os.path.exists(os.path.join(OUTPUT_DIR, SECRETS_RESULTS)):
         print('reliability: no results of the secrets test (%s): run it first with --secrets-only; FAILED' % shown)
         return None
     if secrets_run.get('returncode') != 0:

@@ -284,8 +284,13 @@ def message_problems(msg, scenario, fragments):
     return sorted(set(problems))
 
 
+def hits(entry, scenario):
+    """Whether a logged request is one the scenario's fault is aimed at (the emulator's own path rule)."""
+    return entry['method'] == scenario.method and path_within(entry['path'], scenario.path)
+
+
 def faulted_entry(log, scenario):
-    matching = [entry for entry in log if entry['method'] == scenario.method and path_within(entry['path'], scenario.path)]
+    matching = [entry for entry in log if hits(entry, scenario)]
     return matching[scenario.skip] if len(matching) > scenario.skip else None
 
 
@@ -319,7 +324,7 @@ def test_cell(emulator, connection, scenario, variant, column):
     problems = []
     if hit is None or hit['fault'] != spec['kind']:
         problems.append('the fault did not hit %s %s' % (scenario.method, scenario.path))
-    attempts = len([e for e in log if e['method'] == scenario.method and path_within(e['path'], scenario.path)])
+    attempts = len([e for e in log if hits(e, scenario)])
     judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, attempts - scenario.skip,
           problems)
 
@@ -335,8 +340,7 @@ def test_tls_cell(tls_emulator, connection, scenario, variant, column):
     emulator.clear_log()
     dry_run = run_module(scenario.main, args)
     assert not dry_run.failed, dry_run
-    matching = [index for index, entry in enumerate(emulator.log())
-                if entry['method'] == scenario.method and path_within(entry['path'], scenario.path)]
+    matching = [index for index, entry in enumerate(emulator.log()) if hits(entry, scenario)]
     requests_before = matching[scenario.skip]
 
     emulator.reset()
@@ -352,9 +356,8 @@ def test_tls_cell(tls_emulator, connection, scenario, variant, column):
     log = emulator.log()
     faulted = [handshake for handshake in emulator.handshakes() if handshake['certificate'] == kind]
     problems = []
-    if not faulted or len(log) < requests_before or any(
-            entry['method'] == scenario.method and path_within(entry['path'], scenario.path)
-            for entry in log[requests_before:requests_before + 1]):
+    if not faulted or len(log) < requests_before or any(hits(entry, scenario)
+                                                          for entry in log[requests_before:requests_before + 1]):
         problems.append('the fault did not hit %s %s' % (scenario.method, scenario.path))
     judge(emulator, scenario, variant, column, fragments, ctx, args, before, run, log, len(faulted), problems)
 

@@ -255,10 +255,9 @@ def closed_port():
 
 
 def test_a_refused_address_is_named_with_the_attempts_and_bounded(closed_port):
-    port = closed_port
-    client, fake = client_for('http://127.0.0.1:%d/api/v1' % port, retries=10)
+    client, fake = client_for('http://127.0.0.1:%d/api/v1' % closed_port, retries=10)
     dummy, message = failure(client)
-    assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % port)
+    assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % closed_port)
     assert message.endswith('attempts in %.1f s): is the service running there, and is api_url right?'
                             % UNREACHABLE_BUDGET)
     attempts = int(message.split('(')[1].split(' ')[0])
