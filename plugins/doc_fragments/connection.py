@@ -41,7 +41,7 @@ options:
   timeout:
     description:
       - Seconds to wait for the service to answer one request.
-    type: int
+    type: float
     default: 30
   retries:
     description:

@@ -78,7 +78,8 @@ notes:
   - The plugin sends no timestamp and the service returns UTC ones, so O(account_timezone) changes nothing here; it is
     accepted (and its name checked) so that one configuration or environment serves the modules and the plugin.
   - The cache (O(cache)) holds the monitors and their incidents as the host variables show them, without any
-    secret; its key is made from the configuration file, the service's address and the filters.
+    secret; its key is made from the configuration file, the account (a one-way fingerprint of the service's address
+    and the API key, never the key) and the filters, so that two accounts never share an entry.
   - In AWX / Automation Controller, use the configuration file as an inventory source "Sourced from a Project",
     with a credential of the type in C(extras/awx/credential_type.yml) of this collection, which sets
     E(UPTIME_API_URL), E(UPTIME_API_KEY) and E(UPTIME_VALIDATE_CERTS).
@@ -125,24 +126,19 @@ from ansible.errors import AnsibleParserError
 from ansible.module_utils.basic import missing_required_lib
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
-    HAS_REQUESTS,
-    UptimeApiError,
-    normalise_base_url,
-)
-from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import (
-    CONNECTION_ARGSPEC,
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import (
+    account_fingerprint,
+    account_zone,
     connect,
-    connection_problem,
+    connection_settings,
 )
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS, STATUSES
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import ValidationError, record_id
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id
 
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
 GROUP_PREFIX = 'uptime_'
-MONITOR_PAGE_SIZE = 100
 # The keys of a monitor that become host variables: nothing secret can be among them.
 MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval')
 QUERY_OPTIONS = ('search', 'status_page_id')
@@ -171,7 +167,7 @@ def read_monitors(client, query, statuses=None):
 
     The incidents are read only when a listed monitor is offline, in one listing for all of them.
     """
-    records = client.list(MONITORS.path, dict(query, per_page=MONITOR_PAGE_SIZE))
+    records = MONITORS.read_all(client, query)
     monitors = [dict(monitor_summary(record), incident=None) for record in records]
     if statuses:
         monitors = [monitor for monitor in monitors if monitor['status'] in statuses]
@@ -217,13 +213,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self._read_config_data(path)
         connection = self._connection_options()
         query, statuses = self._filters()
-        problem = connection_problem(connection)
-        if problem:
-            raise AnsibleParserError('uptime.monitoring.monitors: %s' % problem)
         if not HAS_REQUESTS:
             raise AnsibleParserError(missing_required_lib('requests'))
 
-        cache_key = self._cache_key(path, connection['api_url'], query, statuses)
+        cache_key = self._cache_key(path, connection, query, statuses)
         caching = self.get_option('cache')
         monitors, update_cache = None, caching and not cache  # not cache: --flush-cache or a refresh
         if caching and cache:
@@ -238,11 +231,16 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         self._populate(monitors)
 
     def _connection_options(self):
-        options = {name: self.get_option(name) for name in CONNECTION_ARGSPEC}
-        for name in ('api_url', 'api_key'):
-            if isinstance(options[name], str) and self.templar.is_template(options[name]):
-                options[name] = self.templar.template(options[name])
-        return options
+        """The connection options, templated where they may be, checked before any request."""
+        def option(name):
+            value = self.get_option(name)
+            if name in ('api_url', 'api_key') and isinstance(value, str) and self.templar.is_template(value):
+                value = self.templar.template(value)
+            return value
+        try:
+            return connection_settings(option)
+        except ValidationError as exc:
+            raise AnsibleParserError('uptime.monitoring.monitors: %s' % exc) from None
 
     def _filters(self):
         """The query of the monitor list and the wanted statuses, refused before any request when invalid."""
@@ -256,9 +254,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             query['search_by'] = self.get_option('search_by')
         return query, sorted(statuses)
 
-    def _cache_key(self, path, api_url, query, statuses):
-        """One cache entry per configuration file, service and filters (never anything secret)."""
-        scope = json.dumps([normalise_base_url(api_url), query, statuses], sort_keys=True)
+    def _cache_key(self, path, connection, query, statuses):
+        """One cache entry per configuration file, account and filters: the account by its fingerprint, never its key."""
+        scope = json.dumps([account_fingerprint(connection), query, statuses], sort_keys=True)
         return '%s_%s' % (self.get_cache_key(path), hashlib.sha256(scope.encode('utf-8')).hexdigest()[:12])
 
     def _read(self, connection, query, statuses):

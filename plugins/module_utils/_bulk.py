@@ -15,17 +15,15 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ._client import UptimeApiError, UptimeClient
-from ._engine import Engine, NameMatcher, account_zone
+from ._client import UptimeApiError
+from ._connection import account_zone, connect
+from ._engine import Engine
 from ._monitor import MONITOR, MONITORS
-from ._resource import ValidationError, record_id, to_text
+from ._resource import NameMatcher
+from ._schema import ValidationError, record_id, to_text
 
 STATES = ['merged', 'replaced', 'overridden', 'deleted', 'gathered']
 REPLACING_STATES = ('replaced', 'overridden')
-CONNECTION_OPTIONS = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries')
-# One read of the whole account: the largest page the service serves, oldest first so
-# that monitors created meanwhile land on the last page instead of shifting the others.
-READ_QUERY = {'per_page': 100, 'sort_by': 'id', 'sort': 'asc'}
 MAX_WORKERS = 32
 # Failures that every further write would repeat: stop sending when one is seen.
 FATAL_STATUSES = (401, 403)
@@ -272,7 +270,7 @@ class MonitorSync:
     # -- reading ------------------------------------------------------------
 
     def read_all(self):
-        return self.client.list(MONITORS.path, dict(READ_QUERY))
+        return MONITORS.read_all(self.client)
 
     # -- writing ------------------------------------------------------------
 
@@ -295,9 +293,11 @@ class MonitorSync:
             if action.kind == 'delete':
                 engine.delete(action.record)
             elif action.kind == 'create':
-                dummy, dummy, action.after, action.after_record = engine.create(action.desired)
+                outcome = engine.create(action.desired)
+                action.after, action.after_record = outcome.after, outcome.record
             else:
-                dummy, dummy, action.after, action.after_record = engine.update(action.record, action.desired)
+                outcome = engine.update(action.record, action.desired)
+                action.after, action.after_record = outcome.after, outcome.record
         except (UptimeApiError, ValidationError) as exc:
             action.error = engine.client.redact(str(exc))
             if isinstance(exc, UptimeApiError) and (exc.status in FATAL_STATUSES or (exc.status is None and not exc.ambiguous)):
@@ -413,5 +413,4 @@ def _failure_message(failed, summary):
 
 def client_factory(params):
     """A function that opens one more client with the connection options, given how it should wait."""
-    options = {name: params[name] for name in CONNECTION_OPTIONS}
-    return lambda sleep: UptimeClient(sleep=sleep, **options)
+    return lambda sleep: connect(params, sleep=sleep)

@@ -41,6 +41,8 @@ READ_METHODS = frozenset(['GET', 'HEAD'])
 RETRYABLE_STATUSES = frozenset([429, 502, 503, 504])
 MAX_RETRY_AFTER = 300.0
 MAX_PAGES = 10000
+# The largest page the service serves (per_page must be 10, 25, 50 or 100): every read of a whole list uses it.
+PAGE_SIZE = 100
 # Seconds an address that cannot be connected to (refused, unknown host, connect timeout) is tried for,
 # from its first failure: a service restarting for a few seconds is ridden out, a wrong address fails
 # soon. Retries stop at whichever comes first, this or ``retries``.
@@ -58,7 +60,9 @@ class UptimeApiError(Exception):
 
     ``ambiguous`` is true when a write may or may not have been applied
     (the request was sent but no trustworthy answer came back); the message
-    then says so.
+    then says so. ``transient`` is true for a failure that a later attempt may
+    not meet (429, 502-504, a timeout, a dropped or refused connection), and
+    ``retry_after`` holds the seconds the service asked to wait, if it did.
     """
 
     def __init__(self, message, status=None, method=None, path=None, field_errors=None, ambiguous=False):
@@ -69,6 +73,8 @@ class UptimeApiError(Exception):
         self.path = path
         self.field_errors = field_errors or {}
         self.ambiguous = ambiguous
+        self.transient = False
+        self.retry_after = None
 
     def __str__(self):
         where = ' '.join(part for part in (self.method, self.path) if part)
@@ -348,6 +354,7 @@ class UptimeClient:
                     wait = self._unreachable_wait(wait)
                 if not retry_allowed or attempt >= self.retries or wait is None:
                     error = transient.error
+                    error.transient, error.retry_after = True, transient.retry_after
                     if method not in READ_METHODS and transient.request_sent:
                         error.ambiguous = True
                     if attempt:
@@ -450,6 +457,8 @@ class UptimeClient:
             error = self._error(message, status, method, path, field_errors)
             # A server error may come after the record was stored: a create cannot know.
             error.ambiguous = status >= 500 and method not in READ_METHODS
+            # Not retried here (one clear line, never a loop), but a poll a minute later may well succeed.
+            error.transient = status >= 500 or status == 408
             raise error
         if not isinstance(body, dict):
             kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0]

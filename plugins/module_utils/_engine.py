@@ -4,38 +4,18 @@
 
 """The life of every resource, written once.
 
-A :class:`Resource` declares what is its own (its path, its schema, how to find
-it by its natural key, a hook or two); an :class:`Engine` creates, updates and
-deletes it for one task, with check mode, recovery after a lost answer and a
+A resource (``_resource.py``) declares what is its own (its path, its schema,
+how to find it by its natural key, a hook or two); an :class:`Engine` creates,
+updates and deletes it for one task, with check mode, recovery after a lost answer and a
 before/after result. Nothing here reads module parameters.
 """
 
 from __future__ import annotations
 
-from collections import namedtuple
-
 from ._client import UptimeApiError
-from ._resource import AccountZone, record_id, to_text, utc_now
-
-# The outcome of one ensure: before/after in option terms (None when absent), and the record written.
-Outcome = namedtuple('Outcome', 'changed before after record')
-# Where the task's resource was found: the record (None when absent) and what the lookup learnt on the way.
-Located = namedtuple('Located', 'record context')
-ACCOUNT_PATH = '/api/v1/account'
-
-
-def account_zone(client, name=None):
-    """The zone the service reads sent times in: ``name`` when given, else the account's, read when first needed."""
-    def read_account():
-        try:
-            return client.get(ACCOUNT_PATH)
-        except UptimeApiError as exc:
-            if exc.status != 404:
-                raise
-            exc.message += (': this service does not tell the account\'s time zone; set account_timezone '
-                            '(or UPTIME_ACCOUNT_TIMEZONE) to it')
-            raise
-    return AccountZone(name, read_account)
+from ._connection import account_zone
+from ._resource import Outcome
+from ._schema import record_id, utc_now
 
 
 def confirm_after_ambiguity(write, confirm):
@@ -54,127 +34,6 @@ def confirm_after_ambiguity(write, confirm):
         if confirmed is None:
             raise
         return confirmed
-
-
-class Resource:
-    """What a resource brings to the engine; subclasses override the parts that are their own."""
-
-    noun = 'resource'
-    path = None
-    schema = None
-    update_method = 'PUT'
-    always_shown = ()
-    list_filters = {}
-    lookup_options = {}
-    # Options of a task that are no field: how the task applies its values (argument specs by name).
-    task_options = {}
-    # Time bounds of an info task: option -> (timestamp field, 'since' or 'until'), both ends included.
-    list_bounds = {}
-    # The order the service lists records in when the task asks none: (sort_by, sort).
-    default_order = (None, None)
-    default_search_by = None
-    create_hint = 'leave id out to create it'
-    # Read-only values the service gives every new record, which a create answer may lack.
-    created_facts = {}
-
-    def label(self, values):
-        """How messages name a record (or the values of one to create)."""
-        return '%s %s' % (self.noun, record_id(values)) if values.get('id') is not None else 'a new %s' % self.noun
-
-    def get(self, client, resource_id):
-        return client.get_or_none('%s/%s' % (self.path, resource_id))
-
-    def locate(self, engine, identity):
-        """Find the record the task addresses; ``identity`` holds ``id`` and the natural key."""
-        if identity.get('id') is not None:
-            return Located(engine.get(identity['id']), {})
-        return Located(self.find_by_key(engine.client, identity), {})
-
-    def find_by_key(self, client, values):
-        """The record whose natural key is in ``values``, or None."""
-        raise NotImplementedError
-
-    def is_conflict(self, exc):
-        """Whether a refused create may mean that a concurrent run created the same record."""
-        return False
-
-    def prepare(self, engine, desired, located, state):
-        """The desired state to apply to the located record (or to create one); a hook for derived values."""
-        return desired
-
-    def settle_missing(self, engine, desired, located, state):
-        """An Outcome when the record was not found and the task must not create it; None to create."""
-        return None
-
-    def complete(self, engine, record):
-        """A created record with what the create answer lacked, as the service sets it on create."""
-        return dict(record, **{key: value for key, value in self.created_facts.items() if record.get(key) is None})
-
-    def view(self, values, record, context):
-        """The returned form of option-term values; read-only facts come from ``record``."""
-        raise NotImplementedError
-
-    def record_view(self, record):
-        return self.view(self.schema.current(record), record, {})
-
-    def diff_names(self, desired):
-        """The names a task's diff shows: the fields it manages and those that name the record."""
-        return [field.name for field in self.schema.fields if field.name in desired or field.name in self.always_shown]
-
-    def with_derived(self, values):
-        """Option-term values with the read-only values derived from them, for diffs."""
-        return values
-
-    def narrow(self, client, lookups, query):
-        """For an info task: the records a lookup option finds, or None to list with ``query`` (narrowed here)."""
-        return None
-
-    def info_extras(self, views, lookups):
-        """More keys of an info task's result."""
-        return {}
-
-
-class NameMatcher:
-    """Find records by name the way the service holds names unique.
-
-    The exact name (trimmed, as the service stores it) wins; failing that, a
-    record whose name differs only in case and that no other wanted name takes
-    exactly, since a service on a case-insensitive database holds such names
-    unique. Each record matches one name at most.
-    """
-
-    def __init__(self, wanted=()):
-        self.wanted = {to_text(name) for name in wanted}
-        self.exact = {}
-        self.folded = {}
-        self.matched = set()
-
-    def add(self, records):
-        for record in records:
-            name = to_text(record.get('name'))
-            self.exact.setdefault(name, record)
-            if name not in self.wanted:
-                self.folded.setdefault(_folded(name), record)
-        return self
-
-    def has_exact(self, name):
-        return to_text(name) in self.exact
-
-    def find(self, name):
-        name = to_text(name)
-        record = self.exact.get(name)
-        if record is None:
-            record = self.folded.pop(_folded(name), None)
-        if record is not None:
-            self.matched.add(id(record))
-        return record
-
-    def unmatched(self, records):
-        return [record for record in records if id(record) not in self.matched]
-
-
-def _folded(name):
-    return (name or '').casefold()
 
 
 class Engine:
@@ -198,7 +57,7 @@ class Engine:
 
     def ensure(self, identity, desired, state='present', ignore=()):
         """The whole present/absent task of one record: locate, then create, update or delete."""
-        located = self.resource.locate(self, identity)
+        located = self.resource.locate(self.client, identity)
         if state == 'absent':
             if located.record is None:
                 return Outcome(False, None, None, None), located
@@ -207,9 +66,10 @@ class Engine:
             raise UptimeApiError('%s id %s was not found (no %s can be created with a chosen id: %s)'
                                  % (self.resource.noun, identity['id'], self.resource.noun,
                                     self.resource.create_hint), status=404)
-        desired = self.resource.prepare(self, desired, located, state)
+        desired = self.resource.prepare(desired, located, state, self.now, self.options)
         if located.record is None:
-            settled = self.resource.settle_missing(self, desired, located, state)
+            settled = self.resource.settle_missing(self.client, desired, located, state, self.options,
+                                                   self.check_mode)
             return (settled or self.create(desired)), located
         return self.update(located.record, desired, ignore), located
 
@@ -239,7 +99,7 @@ class Engine:
             # A create answer may echo the local times sent, and a zone given as an option may not be the one the
             # service read them in: only a read shows what it stored. The account's own zone needs no such check.
             record = self.get(record_id(record)) or record
-        record = self.resource.complete(self, self.schema.unechoed(record, form, body))
+        record = self.resource.complete(self.client, self.schema.unechoed(record, form, body))
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
         self._check_stored(body, self.schema.current(record, stored), record, 'POST', self.resource.path)

@@ -17,9 +17,10 @@ from __future__ import annotations
 import datetime
 import re
 
-from ._engine import Located, Outcome, Resource
+from ._client import PAGE_SIZE
 from ._monitor import MONITORS
-from ._resource import (
+from ._resource import Located, Outcome, Resource
+from ._schema import (
     MISSING,
     UTC_FORMAT,
     Field,
@@ -36,7 +37,6 @@ STATUSES = ['unresolved', 'acknowledged', 'resolved']
 STATE_TIMESTAMPS = {'acknowledged': 'acknowledged_at', 'resolved': 'ended_at'}
 # The ongoing incident, if any, is the latest started one: a small page is enough.
 ONGOING_PAGE_SIZE = 10
-LOOKUP_PAGE_SIZE = 100
 COMMENT_MODES = ['replace', 'append']
 STATE_VERBS = {'acknowledged': 'acknowledge', 'resolved': 'resolve'}
 
@@ -109,6 +109,24 @@ def duration(values):
                .total_seconds())
 
 
+class IncidentLookup(Located):
+    """Where the incident a task addresses was found, and what the lookup learnt of its monitor on the way.
+
+    ``monitor_id`` and ``monitor`` (the record, when it was read) name the
+    monitor; ``ongoing`` says the task asked for the monitor's ongoing incident
+    (no ``started_at``); ``latest`` is the monitor's latest incident;
+    ``unknown_monitor`` the name given when no monitor has it.
+    """
+
+    def __init__(self, record, monitor_id=None, monitor=None, ongoing=False, latest=None, unknown_monitor=None):
+        super().__init__(record)
+        self.monitor_id = monitor_id
+        self.monitor = monitor
+        self.ongoing = ongoing
+        self.latest = latest
+        self.unknown_monitor = unknown_monitor
+
+
 class IncidentResource(Resource):
     """An incident: found by id, by monitor + ``started_at``, or as the monitor's ongoing one."""
 
@@ -146,7 +164,7 @@ class IncidentResource(Resource):
         Reads the monitor's incidents newest first and stops at the first one
         that started earlier: usually one request.
         """
-        query = {'monitor_id': monitor_id, 'sort_by': 'started_at', 'sort': 'desc', 'per_page': LOOKUP_PAGE_SIZE}
+        query = {'monitor_id': monitor_id, 'sort_by': 'started_at', 'sort': 'desc', 'per_page': PAGE_SIZE}
         latest = None
         for records in client.iter_pages(self.path, query):
             for record in self._of_monitor(records, monitor_id):
@@ -166,19 +184,33 @@ class IncidentResource(Resource):
         return (ongoing[0] if ongoing else None), (records[0] if records else None)
 
     def ongoing(self, client):
-        """Every ongoing incident of the account, in as few requests as the service allows.
+        """Every ongoing incident of the account: usually one request (one more per 100 ongoing incidents)."""
+        return self.ended_since(client, None)
 
-        Listed by ``ended_at`` descending, the service puts the incidents that
-        have not ended first: the pages are read until one holds an ended
-        incident, so one request finds them all unless 100 or more are ongoing
-        (then one more request per 100).
+    def ended_since(self, client, floor):
+        """Every ongoing incident, then those that ended at ``floor`` or later, newest end first.
+
+        ``floor`` is a UTC instant, None for the ongoing incidents alone, or a
+        function that gives it from the newest end listed (None when nothing
+        has ended yet). Listed by ``ended_at`` descending, the service puts the
+        incidents that have not ended first, then the others by end: reading
+        stops at the first page that reaches an end below the floor, so that a
+        long history costs no request.
         """
-        query = {'sort_by': 'ended_at', 'sort': 'desc', 'per_page': LOOKUP_PAGE_SIZE}
-        found = []
+        query = {'sort_by': 'ended_at', 'sort': 'desc', 'per_page': PAGE_SIZE}
+        found, newest = [], None
         for records in client.iter_pages(self.path, query):
-            ongoing = [record for record in records if INCIDENT.current(record)['ended_at'] is None]
-            found.extend(ongoing)
-            if len(ongoing) < len(records):
+            reached = False
+            for record in records:
+                ended = INCIDENT.current(record)['ended_at']
+                if ended is not None:
+                    newest = newest or ended
+                    lowest = floor(newest) if callable(floor) else floor
+                    if lowest is None or ended < lowest:
+                        reached = True
+                        continue
+                found.append(record)
+            if reached:
                 break
         return found
 
@@ -187,33 +219,32 @@ class IncidentResource(Resource):
         owner = INCIDENT.by_name['monitor_id'].from_record
         return [record for record in records if owner(record) in (MISSING, None, monitor_id)]
 
-    def locate(self, engine, identity):
+    def locate(self, client, identity):
         if identity.get('id') is not None:
-            record = engine.get(identity['id'])
+            record = self.get(client, identity['id'])
             if record is not None:
-                self._check_owner(engine, record, identity)
-            return Located(record, {})
+                self._check_owner(client, record, identity)
+            return IncidentLookup(record)
         monitor_id, monitor = identity.get('monitor_id'), None
         if monitor_id is None:
-            monitor = MONITORS.find_by_name(engine.client, identity['monitor'])
+            monitor = MONITORS.find_by_name(client, identity['monitor'])
             if monitor is None:
-                return Located(None, {'unknown_monitor': identity.get('monitor') or ''})
+                return IncidentLookup(None, unknown_monitor=identity.get('monitor') or '')
             monitor_id = record_id(monitor)
-        context = {'monitor_id': monitor_id, 'monitor': monitor, 'ongoing': identity.get('started_at') is None}
-        if context['ongoing']:
-            record, context['latest'] = self.find_ongoing(engine.client, monitor_id)
+        if identity.get('started_at') is None:
+            record, latest = self.find_ongoing(client, monitor_id)
         else:
-            record, context['latest'] = self.find_by_start(engine.client, monitor_id, identity['started_at'])
-        return Located(record, context)
+            record, latest = self.find_by_start(client, monitor_id, identity['started_at'])
+        return IncidentLookup(record, monitor_id, monitor, identity.get('started_at') is None, latest)
 
-    def _check_owner(self, engine, record, identity):
+    def _check_owner(self, client, record, identity):
         """An incident addressed by id and by a monitor must belong to that monitor."""
         name, wanted_id = identity.get('monitor'), identity.get('monitor_id')
         if not name and wanted_id is None:
             return
         owner_id, owner = INCIDENT.current(record).get('monitor_id'), nested_monitor(record)
         if name and (owner is None or owner.get('name') is None):
-            owner = MONITORS.get(engine.client, owner_id) if owner_id is not None else None
+            owner = MONITORS.get(client, owner_id) if owner_id is not None else None
         owner_name = owner.get('name') if owner else None
         if wanted_id is not None and wanted_id == owner_id:
             return
@@ -221,7 +252,7 @@ class IncidentResource(Resource):
             return
         # The monitor module resolves a name that differs only in case, when no exact match exists.
         if name and str(owner_name).casefold() == name.casefold():
-            found = MONITORS.find_by_name(engine.client, name)
+            found = MONITORS.find_by_name(client, name)
             if found is not None and record_id(found) == owner_id:
                 return
         asked = repr(name) if name else 'id %s' % wanted_id
@@ -232,33 +263,33 @@ class IncidentResource(Resource):
 
     # -- hooks of the engine ----------------------------------------------------
 
-    def prepare(self, engine, desired, located, state='present'):
+    def prepare(self, desired, located, state, now, options):
         """The values to apply: the state's timestamp, ``started_at`` of a new incident, an appended comment.
 
         ``started_at`` defaults to now when a task without it finds no ongoing
         incident and may open one (``state=present``); acknowledged and
         resolved never open an incident, see :meth:`settle_missing`.
         """
-        if 'unknown_monitor' in located.context:
-            raise ValidationError('monitor', 'no monitor is named %r' % located.context['unknown_monitor'])
+        if located.unknown_monitor is not None:
+            raise ValidationError('monitor', 'no monitor is named %r' % located.unknown_monitor)
         wanted = dict(desired)
-        now = engine.now.strftime(UTC_FORMAT)
+        now_text = now.strftime(UTC_FORMAT)
         if located.record is None:
-            wanted['monitor_id'] = located.context['monitor_id']
-            if located.context.get('ongoing'):
+            wanted['monitor_id'] = located.monitor_id
+            if located.ongoing:
                 if state == 'present':
-                    wanted['started_at'] = now
+                    wanted['started_at'] = now_text
                 # Nothing found to stamp: settle_missing says what the task may still do.
                 return wanted
         current = INCIDENT.current(located.record) if located.record is not None else {}
         stamp = STATE_TIMESTAMPS.get(state)
         if stamp is not None and stamp not in wanted and current.get(stamp) is None:
-            wanted[stamp] = now
-        if engine.options.get('comment_mode') == 'append' and wanted.get('comment') is not None:
-            wanted['comment'] = with_comment_entry(current.get('comment'), wanted['comment'], engine.now)
+            wanted[stamp] = now_text
+        if options.get('comment_mode') == 'append' and wanted.get('comment') is not None:
+            wanted['comment'] = with_comment_entry(current.get('comment'), wanted['comment'], now)
         return wanted
 
-    def settle_missing(self, engine, desired, located, state='present'):
+    def settle_missing(self, client, desired, located, state, options, check_mode):
         """No incident found: what a task addressed to the monitor alone may still do, or the checks to open one.
 
         Without an ongoing incident, the monitor's latest incident decides:
@@ -274,53 +305,52 @@ class IncidentResource(Resource):
           otherwise be dropped while the task looks done;
         - ``state=present`` opens a new incident, started now.
         """
-        context = located.context
-        latest = context['latest']
-        monitor_text = repr(context['monitor']['name']) if context['monitor'] else 'id %s' % context['monitor_id']
-        if context['ongoing']:
+        latest = located.latest
+        monitor_text = repr(located.monitor['name']) if located.monitor else 'id %s' % located.monitor_id
+        if located.ongoing:
             before = INCIDENT.current(latest) if latest is not None else None
             # What the task asks beyond the monitor and the start this lookup defaulted.
             asked = {name: value for name, value in desired.items() if name not in ('monitor_id', 'started_at')}
             # Appending to the latest incident is no change when its comment already holds the text.
-            appending = engine.options.get('comment_mode') == 'append' and before is not None
+            appending = options.get('comment_mode') == 'append' and before is not None
             if appending and has_comment_entry(before.get('comment'), asked.get('comment')):
                 asked['comment'] = before['comment']
             unrecorded = sorted(INCIDENT.differences(asked, before) if before is not None
                                 else (name for name, value in asked.items() if value is not None))
             if state in STATE_TIMESTAMPS:
-                return self._nothing_ongoing(STATE_VERBS[state], unrecorded, before, latest, context, monitor_text)
+                return self._nothing_ongoing(STATE_VERBS[state], unrecorded, before, latest, monitor_text)
             if before is not None and not unrecorded:
-                context['message'] = ('monitor %s has no ongoing incident and its latest incident (id %s, ended at %s) '
-                                      'already holds what the task asks: no incident opened'
-                                      % (monitor_text, record_id(latest), self._shown_end(before)))
-                return Outcome(False, before, before, latest)
+                return Outcome(False, before, before, latest,
+                               'monitor %s has no ongoing incident and its latest incident (id %s, ended at %s) '
+                               'already holds what the task asks: no incident opened'
+                               % (monitor_text, record_id(latest), self._shown_end(before)))
         self._check_can_open(desired, latest, monitor_text)
-        if engine.check_mode and context['monitor'] is None:
-            context['monitor'] = MONITORS.get(engine.client, context['monitor_id'])
-            if context['monitor'] is None:
-                raise ValidationError('monitor_id', 'no monitor has the id %s' % context['monitor_id'])
+        if check_mode and located.monitor is None:
+            # The create would be refused for an unknown monitor: check mode must tell, and shows its name.
+            located.monitor = MONITORS.get(client, located.monitor_id)
+            if located.monitor is None:
+                raise ValidationError('monitor_id', 'no monitor has the id %s' % located.monitor_id)
         return None
 
     @staticmethod
     def _shown_end(values):
         return INCIDENT.by_name['ended_at'].shown(values.get('ended_at'))
 
-    def _nothing_ongoing(self, verb, unrecorded, before, latest, context, monitor_text):
+    def _nothing_ongoing(self, verb, unrecorded, before, latest, monitor_text):
         """Acknowledging or resolving the current incident of a monitor that has none."""
         hint = ('give id to change a past incident, or started_at to open a new one')
         if before is None:
             if unrecorded:
                 raise ValidationError(unrecorded[0], 'monitor %s has no incident: nothing to %s, so %s would not be '
                                                      'recorded: %s' % (monitor_text, verb, ', '.join(unrecorded), hint))
-            context['message'] = 'monitor %s has no incident: nothing to %s' % (monitor_text, verb)
-            return Outcome(False, None, None, None)
+            return Outcome(False, None, None, None, 'monitor %s has no incident: nothing to %s' % (monitor_text, verb))
         where = 'its latest incident (id %s) ended at %s' % (record_id(latest), self._shown_end(before))
         if unrecorded:
             raise ValidationError(unrecorded[0], 'monitor %s has no ongoing incident to %s: %s, and %s would not be '
                                                  'recorded on it: %s' % (monitor_text, verb, where,
                                                                          ', '.join(unrecorded), hint))
-        context['message'] = 'monitor %s has no ongoing incident: nothing to %s (%s)' % (monitor_text, verb, where)
-        return Outcome(False, before, before, latest)
+        return Outcome(False, before, before, latest,
+                       'monitor %s has no ongoing incident: nothing to %s (%s)' % (monitor_text, verb, where))
 
     @staticmethod
     def _check_can_open(desired, latest, monitor_text):
@@ -341,10 +371,10 @@ class IncidentResource(Resource):
     def is_conflict(self, exc):
         return exc.status == 422 and bool({'monitor_id', 'started_at'} & set(exc.field_errors))
 
-    def complete(self, engine, record):
+    def complete(self, client, record):
         """The create answer echoes the form: read the whole record back when it lacks the monitor."""
         if nested_monitor(record) is None or record.get('started_at') in (None, ''):
-            return engine.get(record_id(record)) or record
+            return self.get(client, record_id(record)) or record
         return record
 
     def diff_names(self, desired):
@@ -353,10 +383,10 @@ class IncidentResource(Resource):
     def with_derived(self, values):
         return dict(values, status=derived_status(values)) if values is not None else None
 
-    def view(self, values, record=None, context=None):
+    def view(self, values, record=None, located=None):
         """An incident as the modules return it: option names, normalised, monitor id on top, secrets masked."""
         record = record or {}
-        monitor = nested_monitor(record) or (context or {}).get('monitor')
+        monitor = nested_monitor(record) or getattr(located, 'monitor', None)
         view = {'id': record_id(record) if record else None}
         view.update((field.name, values.get(field.name)) for field in INCIDENT.fields)
         view['monitor_name'] = monitor.get('name') if monitor else None

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
-from ._engine import NameMatcher, Resource
-from ._resource import MASK, MISSING, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
+from ._client import PAGE_SIZE
+from ._resource import NameMatcher, Resource
+from ._schema import MASK, MISSING, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
 
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
 # What the service reports as a monitor's status (service-facts); paused wins over the others.
@@ -117,7 +118,7 @@ class MonitorResource(Resource):
         if not name:
             return None
         # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.
-        query = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': 100}
+        query = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': PAGE_SIZE}
         matcher = NameMatcher([name])
         for records in client.iter_pages(self.path, query):
             if matcher.add(records).has_exact(name):
@@ -127,7 +128,7 @@ class MonitorResource(Resource):
     def is_conflict(self, exc):
         return exc.status == 422 and 'name' in exc.field_errors
 
-    def view(self, values, record=None, context=None):
+    def view(self, values, record=None, located=None):
         """A monitor as the modules return it: option names, normalised, secrets masked."""
         view = MONITOR.masked(dict(values))
         record = record or {}

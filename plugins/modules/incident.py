@@ -241,7 +241,8 @@ incident:
 '''
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS, STATE_TIMESTAMPS
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, argument_spec
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import argument_spec
 
 IDENTITY = ('id', 'monitor_id', 'monitor', 'started_at')
 STATES = ['present'] + sorted(STATE_TIMESTAMPS) + ['absent']

@@ -173,7 +173,8 @@ incidents:
 '''
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, info_argument_spec
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec
 
 ARGUMENT_SPEC = info_argument_spec(INCIDENTS)
 

@@ -295,8 +295,9 @@ monitor:
       type: str
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, argument_spec
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import argument_spec
 
 IDENTITY = ('id', 'name')
 ARGUMENT_SPEC = dict(argument_spec(MONITORS, IDENTITY),

@@ -152,8 +152,9 @@ export_omitted:
   type: dict
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule, info_argument_spec
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec
 
 ARGUMENT_SPEC = info_argument_spec(MONITORS)
 

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import yaml
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ENV
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
 from ecosystem_support import BIN, OTHER_KEY, PRIMARY_KEY, REPO_ROOT, create_incident, create_monitor, update_monitor
 
 PLUGIN = os.path.join(REPO_ROOT, 'plugins', 'inventory', 'monitors.py')

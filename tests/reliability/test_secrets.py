@@ -32,7 +32,7 @@ import known_issues
 from reliability_support import OUTPUT_DIR, REPO_ROOT, ansible_playbook, record
 
 from emulator.control import Emulator as EmulatorControl
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import is_sensitive_name
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name
 
 GROUP = 'secrets'
 TARGETS_DIR = os.path.join(REPO_ROOT, 'tests', 'integration', 'targets')

@@ -15,7 +15,7 @@ from ansible.parsing.dataloader import DataLoader
 from ansible_collections.uptime.monitoring.plugins.inventory import monitors as plugin_module
 from ansible_collections.uptime.monitoring.plugins.module_utils import _incident
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import to_utc_timestamp
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import to_utc_timestamp
 from emulator.control import OTHER_KEY, PRIMARY_KEY
 
 try:
@@ -146,7 +146,7 @@ def test_read_monitors_attaches_the_ongoing_incident_of_offline_monitors(emulato
     assert monitors['acknowledged']['incident'] == {
         'id': acknowledged_incident, 'acknowledged': True, 'started_at': monitors['acknowledged']['incident']['started_at']}
     # Only offline monitors carry an incident; the online api's incident has ended.
-    assert [name for name, monitor in monitors.items() if monitor['incident']] == ['acknowledged', 'shop']
+    assert sorted(name for name, monitor in monitors.items() if monitor['incident']) == ['acknowledged', 'shop']
     assert abs(instant(shop['started_at']) - instant(stamp())) < datetime.timedelta(seconds=30)
     assert SECRET_PASSWORD not in json.dumps(monitors) and 'header-secret' not in json.dumps(monitors)
 
@@ -168,12 +168,12 @@ def test_read_monitors_filters_by_status_and_passes_the_query(emulator):
     assert [monitor['name'] for monitor in monitors] == ['shop admin']
     # No offline monitor is left after the filter: no incident request.
     assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
-        ('/api/v1/monitors', 'search=shop&search_by=name&per_page=100')]
+        ('/api/v1/monitors', 'search=shop&search_by=name&sort_by=id&sort=asc&per_page=100')]
 
 
 @pytest.mark.parametrize('ongoing, ended, expected_requests', [(9, 3, 1), (10, 3, 2), (12, 0, 2), (0, 4, 1)])
 def test_ongoing_reads_pages_until_an_ended_incident(emulator, monkeypatch, ongoing, ended, expected_requests):
-    monkeypatch.setattr(_incident, 'LOOKUP_PAGE_SIZE', 10)
+    monkeypatch.setattr(_incident, 'PAGE_SIZE', 10)
     wanted = set()
     for number in range(ongoing + ended):
         monitor_id = create_monitor(emulator, 'm%d' % number, 'https://m%d.example.com/' % number)
@@ -275,16 +275,32 @@ def test_cache_serves_the_second_run_and_a_refresh_reads_again(emulator):
     assert 'new.example.com' in parse(plugin).hosts and emulator.log() == []
 
 
-def test_cache_entries_are_per_service_and_filters(emulator):
+def test_cache_entries_are_per_account_and_filters(emulator):
     plugin = make_plugin(emulator)
-    key = plugin._cache_key('/a.uptime.yml', emulator.url, {}, [])  # pylint: disable=protected-access
-    assert key == plugin._cache_key('/a.uptime.yml', emulator.url + '/api/v1/', {}, [])  # pylint: disable=protected-access
-    others = {plugin._cache_key('/b.uptime.yml', emulator.url, {}, []),  # pylint: disable=protected-access
-              plugin._cache_key('/a.uptime.yml', 'https://other.example.com', {}, []),  # pylint: disable=protected-access
-              plugin._cache_key('/a.uptime.yml', emulator.url, {'search': 'x', 'search_by': 'name'}, []),  # pylint: disable=protected-access
-              plugin._cache_key('/a.uptime.yml', emulator.url, {}, ['offline'])}  # pylint: disable=protected-access
-    assert key not in others and len(others) == 4
-    assert PRIMARY_KEY not in key
+
+    def key_of(path='/a.uptime.yml', api_url=emulator.url, api_key=PRIMARY_KEY, query=None, statuses=()):
+        return plugin._cache_key(path, {'api_url': api_url, 'api_key': api_key}, query or {}, list(statuses))  # pylint: disable=protected-access
+    key = key_of()
+    assert key == key_of(api_url=emulator.url + '/api/v1/')
+    others = {key_of(path='/b.uptime.yml'), key_of(api_url='https://other.example.com'), key_of(api_key=OTHER_KEY),
+              key_of(query={'search': 'x', 'search_by': 'name'}), key_of(statuses=['offline'])}
+    assert key not in others and len(others) == 5
+    assert PRIMARY_KEY not in key and OTHER_KEY not in key
+
+
+def test_the_same_configuration_with_another_accounts_key_never_reads_the_first_accounts_cache(emulator):
+    seed(emulator)
+    create_monitor(emulator, 'theirs', 'https://theirs.example.com/', api_key=OTHER_KEY)
+    cache = {}
+    mine = make_plugin(emulator, cache=True)
+    mine._cache = cache  # pylint: disable=protected-access
+    assert 'theirs.example.com' not in parse(mine).hosts
+    theirs = make_plugin(emulator, cache=True, api_key=OTHER_KEY)
+    theirs._cache = cache  # pylint: disable=protected-access
+    emulator.clear_log()
+    assert sorted(parse(theirs).hosts) == ['theirs.example.com']
+    assert emulator.log() != [] and len(cache) == 2
+    assert PRIMARY_KEY not in json.dumps(cache) and OTHER_KEY not in json.dumps(cache)
 
 
 def test_disabled_cache_is_neither_read_nor_written(emulator):
@@ -300,7 +316,8 @@ def test_filters_reach_the_request(emulator):
     emulator.clear_log()
     inventory = parse(make_plugin(emulator, status_page_id=7, search='example', search_by='url', status=['online']))
     assert sorted(inventory.hosts) == ['api.example.com']
-    assert [entry['query'] for entry in emulator.log()] == ['search=example&status_page_id=7&search_by=url&per_page=100']
+    assert [entry['query'] for entry in emulator.log()] == [
+        'search=example&status_page_id=7&search_by=url&sort_by=id&sort=asc&per_page=100']
 
 
 def test_another_account_sees_its_own_monitors(emulator):
@@ -312,9 +329,10 @@ def test_another_account_sees_its_own_monitors(emulator):
 
 @pytest.mark.parametrize('options, message', [
     ({'status': ['offline', 'down']}, "status: down is not a monitor status (choose from pending, online, offline, paused, maintenance)"),
-    ({'api_url': None}, 'api_url is required: set the api_url option or the UPTIME_API_URL environment variable'),
-    ({'api_key': ''}, 'api_key is required: set the api_key option or the UPTIME_API_KEY environment variable'),
-    ({'api_url': 'uptime.example.com'}, "api_url: must start with http:// or https://, got 'uptime.example.com'"),
+    ({'api_url': None}, 'api_url: is required: set the api_url option or the UPTIME_API_URL environment variable'),
+    ({'api_key': ''}, 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
+    ({'api_url': 'uptime.example.com'}, "api_url: must be an http:// or https:// address such as "
+                                        "https://uptime.example.com, got 'uptime.example.com'"),
     ({'timeout': 0}, 'timeout: must be a positive number of seconds, got 0'),
     ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
@@ -382,7 +400,7 @@ def test_every_monitor_page_is_read_once(emulator):
     emulator.clear_log()
     inventory = parse(make_plugin(emulator))
     assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
-        ('/api/v1/monitors', 'per_page=100'), ('/api/v1/monitors', 'per_page=100&page=2'),
+        ('/api/v1/monitors', 'sort_by=id&sort=asc&per_page=100'), ('/api/v1/monitors', 'sort_by=id&sort=asc&per_page=100&page=2'),
         ('/api/v1/incidents', 'sort_by=ended_at&sort=desc&per_page=100')]
     assert len(inventory.hosts) == 50
     assert sum(len(host_vars(inventory, host)['uptime_monitors']) for host in inventory.hosts) == 105

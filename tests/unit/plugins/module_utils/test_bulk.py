@@ -20,7 +20,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError
 
 OPTIONS = [field.name for field in MONITOR.fields]
 

@@ -15,13 +15,14 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._client import U
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import (
     INCIDENT,
     INCIDENTS,
+    IncidentLookup,
     IncidentResource,
     derived_status,
     duration,
 )
-from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import ensure_task
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError, to_utc_timestamp
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import ensure_task
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError, to_utc_timestamp
 from ansible_collections.uptime.monitoring.plugins.modules.incident import ARGUMENT_SPEC, IDENTITY
 
 NOW = datetime.datetime(2026, 6, 1, 12, 0, 0)
@@ -170,7 +171,7 @@ def test_public_incident_reads_strings_and_a_plain_monitor_id():
 
 def test_a_predicted_incident_has_no_id_and_takes_the_known_monitor():
     view = INCIDENTS.view({'monitor_id': 4, 'started_at': '2026-01-01T10:00:00'}, None,
-                          {'monitor': service_record()['monitor']})
+                          IncidentLookup(None, 4, service_record()['monitor']))
     assert view['id'] is None and view['monitor_name'] == 'shop' and view['monitor']['request_auth_password'] == MASK
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR, MONITORS
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK, ValidationError
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError
 
 OPTIONS = [field.name for field in MONITOR.fields]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import encode_form, normalise_base_url, parse_retry_after
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import (
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import (
     MASK,
     Field,
     Schema,

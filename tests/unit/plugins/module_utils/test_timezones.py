@@ -15,8 +15,8 @@ from emulator.control import PRIMARY_KEY
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync, client_factory
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
-from ansible_collections.uptime.monitoring.plugins.module_utils._engine import account_zone
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import (
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import (
     AccountZone,
     ValidationError,
     to_utc_timestamp,

@@ -14,7 +14,7 @@ import yaml
 from ansible.module_utils.testing import patch_module_args
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC
-from ansible_collections.uptime.monitoring.plugins.module_utils._resource import MASK
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info
 
 

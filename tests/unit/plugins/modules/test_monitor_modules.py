@@ -64,6 +64,15 @@ def test_connection_options_from_the_environment(emulator, monkeypatch, capsys):
     assert result['monitors'] == [] and not result['changed']
 
 
+def test_a_key_read_from_a_file_with_its_line_break_works(emulator, monkeypatch, capsys):
+    # As the inventory plugin and the event source read it: the same description of the connection.
+    monkeypatch.setenv('UPTIME_API_URL', emulator.url)
+    monkeypatch.setenv('UPTIME_API_KEY', PRIMARY_KEY + '\n')
+    monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
+    result = run(monitor_info.main, {}, capsys)
+    assert not result.get('failed') and result['monitors'] == []
+
+
 @pytest.mark.parametrize('missing, env', [('api_url', 'UPTIME_API_URL'), ('api_key', 'UPTIME_API_KEY')])
 def test_missing_connection_option_names_both_ways(emulator, connection, capsys, missing, env):
     args = dict(connection)

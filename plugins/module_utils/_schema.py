@@ -1,0 +1,562 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""The fields of a resource, described once as data, and everything derived from them.
+
+A :class:`Field` holds every fact about one field: its option, how its value
+is normalised, checked, sent and masked, what the service stores when it is
+not sent, and whether it may change after creation. A :class:`Schema` turns a
+list of fields into an argument spec, validation, a reading of service records,
+differences, form bodies and masked views.
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import re
+import threading
+
+try:
+    import zoneinfo
+except ImportError:  # pragma: no cover - Python < 3.9 on a managed node
+    zoneinfo = None
+
+from ._client import in_position_order
+
+MASK = '********'
+# Instants are held, compared and returned in UTC with their zone; the service is sent local times without one.
+UTC_FORMAT = '%Y-%m-%dT%H:%M:%SZ'
+SERVICE_FORMAT = '%Y-%m-%dT%H:%M:%S'
+# The widest offsets from UTC a zone has (UTC-12 to UTC+14): a local time later than now by more is in the
+# future in every zone.
+LARGEST_UTC_OFFSET = datetime.timedelta(hours=14)
+SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
+# A field that the record does not carry at all (a create answer lacks some): not the same as null.
+MISSING = object()
+
+
+class ValidationError(Exception):
+    """Bad input, found before anything is sent to the service."""
+
+    def __init__(self, field, message):
+        super().__init__('%s: %s' % (field, message))
+        self.field = field
+
+
+# -- normalisers: service or user value -> comparable value ---------------
+
+def to_text(value, field='value'):
+    """Text as the service keeps it: trimmed, and empty as no value (Laravel's input middleware)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def to_int(value, field='value'):
+    if value is None or value == '':
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    try:
+        # A whole number in any form, as Ansible's int type takes it (a Jinja division gives 60.0).
+        number = decimal.Decimal(str(value).strip())
+        if number != int(number):
+            raise ValueError(value)
+        return int(number)
+    except (decimal.DecimalException, ValueError, OverflowError):
+        raise ValidationError(field, 'expected an integer, got %r' % (value,))
+
+
+def to_bool(value, field='value'):
+    if value is None or value == '':
+        return None
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    # What Ansible's bool type accepts.
+    if text in ('1', 'true', 'yes', 'on', 'y', 't', '1.0'):
+        return True
+    if text in ('0', 'false', 'no', 'off', 'n', 'f', '0.0'):
+        return False
+    raise ValidationError(field, 'expected a boolean, got %r' % (value,))
+
+
+def parse_timestamp(value, field='value'):
+    """A datetime from a timestamp as given: naive when it has no offset, aware when it has one."""
+    if isinstance(value, datetime.datetime):
+        return value
+    text = str(value).strip()
+    if text.endswith(('Z', 'z')):
+        text = text[:-1] + '+00:00'
+    try:
+        return datetime.datetime.fromisoformat(text.replace(' ', 'T', 1))
+    except ValueError:
+        raise ValidationError(field, '%r is not a timestamp: use Y-m-dTH:i:s for the account\'s local time '
+                                     '(2026-01-31T23:00:00) or ISO 8601 with an offset for an instant '
+                                     '(2026-01-31T23:00:00Z, 2026-01-31T23:00:00+01:00)' % (value,))
+
+
+def is_local(value, field='value'):
+    """Whether a timestamp as given is a local time (it has no offset), not an instant."""
+    return parse_timestamp(value, field).tzinfo is None
+
+
+def utc_text(moment):
+    """An aware datetime as the collection holds, compares and returns instants: UTC, to the second, with ``Z``."""
+    return moment.astimezone(datetime.timezone.utc).replace(microsecond=0).strftime(UTC_FORMAT)
+
+
+def to_utc_timestamp(value, field='value', zone=None):
+    """A timestamp as the UTC instant ``Y-m-dTH:i:sZ``.
+
+    A value with an offset (``Z``, ``+02:00``) is an instant. A value without
+    one is read in ``zone`` (an :class:`AccountZone`: the account's local time,
+    as the service reads what it is sent), or as UTC without a zone (the
+    service stores and returns UTC).
+    """
+    if value is None or value == '':
+        return None
+    parsed = parse_timestamp(value, field)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=zone.tzinfo() if zone is not None else datetime.timezone.utc)
+    return utc_text(parsed)
+
+
+def named_zone(name, field='account_timezone'):
+    """The tzinfo of an IANA zone name; UTC needs no time zone database."""
+    if name.upper() in ('UTC', 'Z', 'ETC/UTC'):
+        return datetime.timezone.utc
+    if zoneinfo is None:
+        raise ValidationError(field, 'time zone %r needs Python 3.9 or later (zoneinfo) on the host that runs the '
+                                     'task' % (name,))
+    try:
+        return zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, TypeError):
+        raise ValidationError(field, '%r is not a known IANA time zone name (such as UTC, Europe/Berlin or '
+                                     'America/New_York); if it is one, install the tzdata package' % (name,))
+
+
+class AccountZone:
+    """The time zone the service reads sent timestamps in: the one given, or the account's, read once when needed.
+
+    ``read_account`` returns the account record (``GET /api/v1/account``); a
+    null ``timezone`` there means the instance's default, UTC.
+    """
+
+    def __init__(self, name=None, read_account=None):
+        self.name = to_text(name)
+        self.given = self.name is not None
+        self._read_account = read_account
+        self._tzinfo = named_zone(self.name) if self.given else None
+        self._lock = threading.Lock()
+
+    def tzinfo(self):
+        with self._lock:
+            if self._tzinfo is None:
+                account = self._read_account() if self._read_account is not None else None
+                self.name = to_text((account or {}).get('timezone')) or 'UTC'
+                self._tzinfo = named_zone(self.name, 'timezone of the account')
+            return self._tzinfo
+
+    def local(self, instant, field='value'):
+        """A UTC instant as the account's local time, in the only format the service accepts.
+
+        When daylight saving time ends, an hour of local times occurs twice and
+        the service reads such a time as its first occurrence: an instant in the
+        second one cannot be sent, and is refused rather than stored an hour early.
+        """
+        zone = self.tzinfo()
+        moment = datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc)
+        local = moment.astimezone(zone).strftime(SERVICE_FORMAT)
+        read_back = utc_text(datetime.datetime.strptime(local, SERVICE_FORMAT).replace(tzinfo=zone))
+        if read_back != instant:
+            raise ValidationError(field, '%s cannot be sent to an account in %s: it is the local time %s, which '
+                                         'occurs twice when daylight saving time ends, and the service would read it '
+                                         'as the first time, %s; give a time outside the repeated hour'
+                                  % (instant, self.describe(), local, read_back))
+        return local
+
+    def describe(self):
+        """The zone as a message names it, and where it came from."""
+        source = 'option account_timezone' if self.given else 'the account\'s setting'
+        return '%s (%s)' % (self.name or 'not known yet', source)
+
+
+def to_pairs(value, field='value'):
+    """A list of ``{key, value}`` in service order, whatever shape it arrived in."""
+    if value is None or value == '':
+        return []
+    if isinstance(value, dict):
+        value = in_position_order(value)
+    pairs = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise ValidationError(field, 'each entry must be a dict with key and value, got %r' % (item,))
+        pairs.append({'key': to_text(item.get('key')) or '', 'value': to_text(item.get('value')) or ''})
+    return pairs
+
+
+def record_id(record):
+    """The id of a service record as an integer (the service may send it as a string)."""
+    try:
+        return int(record.get('id'))
+    except (TypeError, ValueError):
+        return record.get('id')
+
+
+def timestamp_or_text(value):
+    """A read-only timestamp of the service as a UTC instant ``Y-m-dTH:i:sZ``; anything else as it came."""
+    try:
+        return to_utc_timestamp(value)
+    except ValidationError:
+        return str(value)
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+
+
+def is_sensitive_name(name):
+    return bool(name) and bool(SENSITIVE_NAME.search(str(name)))
+
+
+KINDS = {
+    'str': (to_text, 'str'),
+    'int': (to_int, 'int'),
+    'bool': (to_bool, 'bool'),
+    'timestamp': (to_utc_timestamp, 'str'),
+    'pairs': (to_pairs, 'list'),
+}
+
+
+class Field:
+    """One field of a resource, with every rule the service applies to it.
+
+    - ``default``: what the service holds when the field was never sent (a
+      null in a record reads as this value too); ``send_default`` sends it on
+      create when the user gave none, for the fields the service requires.
+    - ``required``: needed to create; ``required_when=(other, values)``: needed
+      in a request that sets ``other`` to one of ``values``; ``on_create``/``on_update`` say whether
+      the service accepts the field in that write (``on_update=False`` is
+      create-only); ``write_once`` fields are set only while they are empty.
+    - ``together``: the partner field that must be given, set, cleared and
+      sent with this one; ``sent_with``: fields the service checks against
+      this one, sent in the same request.
+    - ``min_length``/``max_length``/``max_items``/``check``: what the service
+      accepts; ``check(value)`` returns ``(field suffix, message)`` or None.
+    - ``later_than``/``not_before``: timestamp order; ``not_future``.
+    - ``read(record)`` derives the value when the service returns it under
+      another key; ``secret`` and ``sensitive_items`` mask it.
+    """
+
+    RULES = dict(choices=None, api_name=None, default=None, send_default=False, required=False, required_when=None,
+                 on_create=True, on_update=True, write_once=False, together=None, sent_with=(), min_length=None,
+                 max_length=None, max_items=None, check=None, later_than=None, not_before=None, not_future=False,
+                 read=None, secret=False, sensitive_items=False, item_key_choices=None)
+
+    def __init__(self, name, kind='str', **rules):
+        unknown = sorted(set(rules) - set(self.RULES))
+        if kind not in KINDS or unknown:
+            raise ValueError('field %s: unknown kind %s or rules %s' % (name, kind, unknown))
+        self.name, self.kind = name, kind
+        for rule, value in self.RULES.items():
+            setattr(self, rule, rules.get(rule, value))
+        self.api_name = self.api_name or name
+        if kind == 'pairs' and self.default is None:
+            self.default = []
+        self.sent_with = tuple(self.sent_with) + ((self.together,) if self.together else ())
+
+    def normalise(self, value, zone=None):
+        """The comparable value; ``zone`` reads a user's timestamp without an offset (records are UTC)."""
+        if self.kind == 'timestamp':
+            return to_utc_timestamp(value, self.name, zone)
+        value = KINDS[self.kind][0](value, self.name)
+        return self.default if value is None and self.default is not None else value
+
+    def comparable(self, value):
+        if self.kind == 'pairs':
+            return sorted((item['key'], item['value']) for item in value or [])
+        return value
+
+    def argument_spec(self):
+        spec = {'type': KINDS[self.kind][1]}
+        if self.choices:
+            spec['choices'] = list(self.choices)
+        if self.secret:
+            spec['no_log'] = True
+        if self.kind == 'pairs':
+            key_spec = {'type': 'str', 'required': True, 'no_log': False}
+            if self.item_key_choices:
+                key_spec['choices'] = list(self.item_key_choices)
+            spec['elements'] = 'dict'
+            spec['options'] = {'key': key_spec, 'value': {'type': 'str', 'required': True}}
+        return spec
+
+    def from_record(self, record):
+        if self.read is not None:
+            value = self.read(record)
+            return value if value is MISSING else self.normalise(value)
+        if self.api_name not in record:
+            return MISSING
+        return self.normalise(record[self.api_name])
+
+    def validate(self, value):
+        """Raise when the service would refuse ``value`` (a normalised, non-empty value)."""
+        if value is None:
+            if self.required:
+                raise ValidationError(self.name, self._length_rule(0) if self.max_length else 'cannot be empty')
+            return
+        self.check_choice(value)
+        if self.kind == 'str' and self.max_length is not None and not (self.min_length or 0) <= len(value) <= self.max_length:
+            raise ValidationError(self.name, self._length_rule(len(value)))
+        if self.max_items is not None and len(value) > self.max_items:
+            raise ValidationError(self.name, 'at most %d entries are allowed, got %d' % (self.max_items, len(value)))
+        if self.check is None:
+            return
+        problems = [self.check(value)] if self.kind != 'pairs' else [self.check(item) for item in value]
+        for index, problem in enumerate(problems):
+            if problem is not None:
+                where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
+                raise ValidationError(self.name + where, problem[1])
+
+    def check_choice(self, value):
+        """Refuse a value outside ``choices`` (the argument spec of a nested option is not the only gate)."""
+        if self.choices and value is not None and value not in self.choices:
+            allowed = ', '.join(str(choice) for choice in self.choices)
+            raise ValidationError(self.name, 'must be one of %s, got %r' % (allowed, value))
+
+    def shown(self, value):
+        """A value in a message; a timestamp says its zone."""
+        return 'empty' if value is None else str(value)
+
+    def _length_rule(self, length):
+        limit = '%d to %d' % (self.min_length, self.max_length) if self.min_length else 'at most %d' % self.max_length
+        return 'must be %s characters long, got %d' % (limit, length)
+
+    def mask(self, value):
+        if value is None:
+            return None
+        if self.secret:
+            return MASK
+        if self.sensitive_items:
+            return [dict(item, value=MASK) if is_sensitive_name(item['key']) else dict(item) for item in value]
+        return value
+
+    def secret_values(self, value):
+        """The plain values this field would reveal, for Ansible's no_log list."""
+        if value is None:
+            return []
+        if self.secret:
+            return [str(value)]
+        if self.sensitive_items:
+            return [item['value'] for item in value if is_sensitive_name(item['key']) and item['value']]
+        return []
+
+
+class Schema:
+    """The fields of one resource and everything derived from them."""
+
+    def __init__(self, fields):
+        self.fields = list(fields)
+        self.by_name = {field.name: field for field in self.fields}
+        self.api_names = frozenset(field.api_name for field in self.fields)
+
+    def argument_spec(self):
+        return {field.name: field.argument_spec() for field in self.fields}
+
+    def desired(self, params, zone=None, kind=None):
+        """The normalised values of the options given (an empty string is given: it clears), of one kind if named."""
+        return {field.name: field.normalise(params[field.name], zone) for field in self.fields
+                if params.get(field.name) is not None and kind in (None, field.kind)}
+
+    def checked(self, params, now=None, base=None, zone=None):
+        """The desired values of ``params`` over ``base``, refused before any request where the service would.
+
+        Without ``zone`` a time without an offset reads as UTC. With it, such a
+        time becomes the instant it means in the account's zone, after every
+        check that needs no instant has passed, so that bad input costs no
+        request even when the zone must be read from the service.
+        """
+        desired = dict(base or {}, **self.desired(params))
+        self.validate(desired)
+        # Before the zone is read: two local times, or two instants, keep their order whatever the zone, and a
+        # local time further ahead than any zone's offset is in the future wherever the account is.
+        self.check_order(desired, now, LARGEST_UTC_OFFSET, local=self.local_times(params))
+        if zone is not None:
+            desired = self.localised(params, desired, zone)
+            self.check_order(desired, now)
+        return desired
+
+    def local_times(self, params):
+        """The names of the timestamps in ``params`` given as local times (without an offset)."""
+        timestamps = [field.name for field in self.fields if field.kind == 'timestamp']
+        return {name for name in timestamps if params.get(name) not in (None, '') and is_local(params[name], name)}
+
+    def localised(self, params, desired, zone):
+        """``desired`` with the timestamps of ``params`` read in the account's ``zone``."""
+        return dict(desired, **self.desired(params, zone, kind='timestamp'))
+
+    def validate(self, desired):
+        """Refuse, naming the field, what the service would refuse in these values alone."""
+        for name, value in desired.items():
+            field = self.by_name[name]
+            field.validate(value)
+            needed = [other for other in self.fields if other.required_when and other.required_when[0] == name and value in other.required_when[1]]
+            for other in needed:
+                if desired.get(other.name) is None:
+                    raise ValidationError(other.name, 'is required when %s is %s' % (name, value))
+            partner = field.together
+            if partner is None:
+                continue
+            if partner not in desired:
+                raise ValidationError(partner, 'is required together with %s (the service accepts them only as a '
+                                               'pair)' % name)
+            if (value is None) != (desired[partner] is None):
+                given, empty = (name, partner) if value is not None else (partner, name)
+                raise ValidationError(given, 'set both %s and %s, or clear both with empty strings (%s is empty)'
+                                      % (given, empty, empty))
+
+    def check_order(self, values, now=None, slack=None, local=None):
+        """Timestamps in the order the service wants, and none in the future (by more than ``slack``).
+
+        With ``local`` (the names of local times read as UTC, before the zone is
+        known), a local time is compared only with another local time.
+        """
+        local = local or ()
+
+        def shown(name):
+            return values[name][:-1] + ' local time' if name in local else values[name]
+        now_text = now.strftime(UTC_FORMAT) if now is not None else None
+        latest = (now + slack).strftime(UTC_FORMAT) if now is not None and slack else now_text
+        for field in self.fields:
+            value = values.get(field.name)
+            if value is None:
+                continue
+            if field.not_future and latest is not None and value > latest:
+                raise ValidationError(field.name, '%s is in the future (now is %s): the service accepts only '
+                                                  'times up to now' % (shown(field.name), now_text))
+            other = field.later_than or field.not_before
+            earlier = values.get(other)
+            if earlier is None or (field.name in local) != (other in local):
+                continue
+            if field.later_than and value <= earlier:
+                raise ValidationError(field.name, 'must be after %s (%s), got %s'
+                                      % (other, shown(other), shown(field.name)))
+            if field.not_before and value < earlier:
+                raise ValidationError(field.name, 'must not be before %s (%s), got %s'
+                                      % (other, shown(other), shown(field.name)))
+
+    def current(self, record, fallback=None):
+        """A service record in option terms; what the record lacks is taken from ``fallback``."""
+        values = {}
+        for field in self.fields:
+            value = field.from_record(record)
+            values[field.name] = (fallback or {}).get(field.name) if value is MISSING else value
+        return values
+
+    def differences(self, desired, current):
+        """The managed fields whose desired value differs from the current one."""
+        return {name: value for name, value in desired.items()
+                if self.by_name[name].comparable(value) != self.by_name[name].comparable(current.get(name))}
+
+    def with_companions(self, changes, desired, current):
+        """Add the fields the service wants sent together with a changed one."""
+        complete = dict(changes)
+        for name in changes:
+            for companion in self.by_name[name].sent_with:
+                if companion not in complete:
+                    complete[companion] = desired.get(companion, current.get(companion))
+        return complete
+
+    def refuse_fixed(self, changes, current, label):
+        """Fail on a change the service would not make (it would answer 200 and keep the old value)."""
+        for name, wanted in changes.items():
+            field = self.by_name[name]
+            now, wanted = field.shown(current.get(name)), field.shown(wanted)
+            if not field.on_update:
+                raise ValidationError(name, '%s has %s %s, which cannot be changed after creation (asked for %s)'
+                                      % (label, name, now, wanted))
+            if field.write_once and now != 'empty':
+                raise ValidationError(name, '%s already has %s %s and the service sets it only once: it cannot be '
+                                            'changed to %s' % (label, name, now, wanted))
+
+    def create_body(self, desired, label):
+        """What a create sends: the given values the service accepts on create, and the defaults it requires."""
+        missing = [field.name for field in self.fields if field.required and desired.get(field.name) is None]
+        if missing:
+            required = ', '.join(field.name for field in self.fields if field.required)
+            raise ValidationError(missing[0], 'is required to create %s (%s are required on create)'
+                                  % (label, required))
+        body = {}
+        for field in self.fields:
+            value = desired.get(field.name)
+            if field.on_create and value not in (None, []):
+                body[field.name] = value
+            elif field.send_default:
+                body[field.name] = field.default
+        return body
+
+    def created(self, desired):
+        """The values a record created from ``desired`` holds: the service's defaults for what was not given."""
+        return dict({field.name: field.default for field in self.fields}, **desired)
+
+    def reset_values(self):
+        """What a field left out of a full description goes back to: its value on a record created without it."""
+        return {field.name: field.default for field in self.fields if not field.required}
+
+    def not_taken(self, sent, after):
+        """Fields sent whose value the service did not store: a write-once value set meanwhile, or a time misread."""
+        checked = [name for name in sent if self.by_name[name].write_once or self.by_name[name].kind == 'timestamp']
+        return [name for name in checked if after.get(name) != sent[name]]
+
+    def form(self, values, zone):
+        """The form body (service keys) of a write of option-term values; instants as the account's local time."""
+        return {self.by_name[name].api_name: (zone.local(value, name) if value and self.by_name[name].kind == 'timestamp'
+                                              else value)
+                for name, value in values.items()}
+
+    def unechoed(self, record, form, values):
+        """A create answer whose timestamps echo the local times sent, with the instants they were sent for.
+
+        The service may answer a create with the submitted form strings; such
+        a string is the account's local time, not the UTC it returns otherwise.
+        """
+        sent = [field for field in self.fields if field.kind == 'timestamp' and form.get(field.api_name)]
+        echoed = {field.api_name: values[field.name] for field in sent if record.get(field.api_name) == form[field.api_name]}
+        return dict(record, **echoed) if echoed else record
+
+    def masked(self, view):
+        """A copy of an option-terms dict safe to print."""
+        return {name: (self.by_name[name].mask(value) if name in self.by_name else value)
+                for name, value in view.items()}
+
+    def secret_values(self, view):
+        found = []
+        for name, value in view.items():
+            if name in self.by_name:
+                found.extend(self.by_name[name].secret_values(value))
+        return found
+
+    def diff(self, before, after, names):
+        """Masked before/after dicts limited to ``names``; a changed secret shows as such."""
+        before_view = {name: before.get(name) for name in names} if before is not None else {}
+        after_view = {name: after.get(name) for name in names} if after is not None else {}
+        masked_before, masked_after = self.masked(before_view), self.masked(after_view)
+        if before is None or after is None:
+            return masked_before, masked_after
+        for name in names:
+            field = self.by_name.get(name)
+            if field is None:
+                continue
+            if field.secret and after_view[name] is not None and before_view[name] != after_view[name]:
+                masked_after[name] = MASK + ' (changed)'
+            elif field.sensitive_items and masked_after[name] is not None:
+                old = {(item['key'], item['value']) for item in before_view[name] or []}
+                masked_after[name] = [
+                    dict(shown_item, value=MASK + ' (changed)')
+                    if shown_item['value'] == MASK and (plain['key'], plain['value']) not in old else shown_item
+                    for plain, shown_item in zip(after_view[name], masked_after[name])]
+        return masked_before, masked_after
