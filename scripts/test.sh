@@ -240,9 +240,12 @@ section_benchmark() {
 }
 
 section_eda() {
-    # tests/eda (issue #15): the event source uptime.monitoring.events under the
-    # real ansible-rulebook (installed into .venv from requirements-dev.txt; it
-    # needs Java 17, java on PATH), against the emulator: one rule action per
+    # tests/eda (issue #15): the event source uptime.monitoring.events as users
+    # get it (the collection built and installed with ansible-galaxy; the
+    # installed source must use the module_utils beside it, whatever else is on
+    # sys.path), under the real ansible-rulebook (installed into .venv from
+    # requirements-dev.txt; it needs Java 17, java on PATH), against the
+    # emulator: one rule action per
     # transition, nothing lost to faults or a restart, persistence dropping
     # what a restart sends again, and the shipped rulebook acknowledging an
     # incident. Prints the latency from each transition to its action and the

@@ -2,8 +2,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The event source under the real ansible-rulebook, against the emulator (./scripts/test.sh eda).
 
-ansible-rulebook loads uptime.monitoring.events from the staged collection (ANSIBLE_COLLECTIONS_PATH), with
-only the environment that the EDA credential type of extras/eda/ injects. The emulator plays the service and
+ansible-rulebook loads uptime.monitoring.events from the collection as users install it (built and installed
+with ansible-galaxy: conftest.py; ANSIBLE_COLLECTIONS_PATH names only that install), with only the environment
+that the EDA credential type of extras/eda/ injects. The emulator plays the service and
 its checker (POST /_emulator/check). Each transition is driven, then the rule's action (a debug line that
 names the transition and its uuid) is awaited: exactly one action per transition, none twice, none lost
 across a restart or injected faults. The latency from each transition to its action, and the requests per
@@ -26,12 +27,14 @@ import time
 import jinja2
 import pytest
 import yaml
-from emulator.control import PRIMARY_KEY, Emulator
+from emulator.control import PRIMARY_KEY
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'eda', 'credential_type.yml')
 OUTPUT = os.path.join(REPO_ROOT, 'tests', 'output', 'eda')
 BIN = os.path.dirname(sys.executable)
+SOURCE_IN_COLLECTION = os.path.join('ansible_collections', 'uptime', 'monitoring', 'extensions', 'eda', 'plugins',
+                                    'event_source', 'events.py')
 INTERVAL = 1
 ACTION = re.compile(r'TRANSITION (?P<type>\S+) monitor=(?P<monitor>\S+) incident=(?P<incident>\S+) '
                     r'(?P<previous>\S+)->(?P<status>\S+) uuid=(?P<uuid>\S+)')
@@ -138,18 +141,12 @@ class Rulebook:
         self.reader.join(5)
 
 
-@pytest.fixture(scope='module')
-def emulator():
-    server = Emulator.start(api_keys=(PRIMARY_KEY,))
-    yield server
-    server.stop()
-
-
 @pytest.fixture
-def env(emulator, tmp_path):
-    """Only what ansible-rulebook needs, plus the credential's injected variables."""
-    environment = {key: value for key, value in os.environ.items() if not key.startswith('UPTIME_')}
+def env(emulator, tmp_path, installed_collections):
+    """Only what ansible-rulebook needs, plus the credential's injected variables; the collection installed."""
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(('UPTIME_', 'ANSIBLE_'))}
     environment.update(credential_environment(emulator.url, PRIMARY_KEY))
+    environment['ANSIBLE_COLLECTIONS_PATH'] = installed_collections
     environment['PATH'] = BIN + os.pathsep + environment.get('PATH', '')
     environment['ANSIBLE_LOCAL_TEMP'] = str(tmp_path / 'ansible-tmp')
     environment['ANSIBLE_NOCOLOR'] = '1'
@@ -375,10 +372,10 @@ def incident_pages(within, below):
 
 
 @pytest.mark.parametrize('monitors, ongoing, resolved', [(10, 2, 5), (250, 30, 150)])
-def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, monitors, ongoing, resolved):
+def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_collections, monitors, ongoing, resolved):
     """ceil(N / 100) pages of monitors, and the incidents down to the first page that passes the lookback floor."""
     import runpy  # pylint: disable=import-outside-toplevel
-    source = runpy.run_path(os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py'))
+    source = runpy.run_path(os.path.join(installed_collections, SOURCE_IN_COLLECTION))
     emulator.reset()
     ids = seed_account(emulator, monitors, ongoing, resolved)
     poller = source['Poller'](source['parse_args']({'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'lookback': 3600},

@@ -1,46 +1,54 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The event source uptime.monitoring.events: its arguments, its copy of the HTTP client, the transitions it
-finds, the uuids it gives them and its error policy, against the emulator and a scripted HTTP server.
+"""The event source uptime.monitoring.events: its arguments, how it talks to the service (through the
+collection's own module_utils), the transitions it finds, the uuids it gives them, its state file and its error
+policy, against the emulator and a scripted HTTP server.
 
-The source is loaded with ``runpy.run_path``, as ansible-rulebook loads it: this also proves it stands alone.
+The source is loaded with ``runpy.run_path``, as ansible-rulebook loads it. UPTIME_EVENTS_SOURCE points the
+tests at another copy of the file (for example the one of an older commit, to see which tests it fails).
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime
+import email.utils
 import http.server
 import json
 import logging
 import os
 import runpy
+import shutil
 import sys
 import threading
 import time
-from urllib.parse import urlsplit
 
 import pytest
 import yaml
-from emulator.control import NOPLAN_KEY, PRIMARY_KEY
-
-from ansible_collections.uptime.monitoring.plugins.module_utils import _client
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-SOURCE_PATH = os.path.join(REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py')
+SOURCE_PATH = os.environ.get('UPTIME_EVENTS_SOURCE') or os.path.join(
+    REPO_ROOT, 'extensions', 'eda', 'plugins', 'event_source', 'events.py')
+MASK = '********'
 
 MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
            'request_method': 'GET', 'alert_condition': 'url_unavailable'}
 
 
-@pytest.fixture
-def source(monkeypatch):
-    """A fresh copy of the source module (its globals), loaded the way ansible-rulebook loads it."""
+def run_source(monkeypatch, path=SOURCE_PATH):
+    """The globals of the source file at ``path``, run the way ansible-rulebook runs it."""
     # Under ansible-test units, the collection loader's path hook claims every path, so run_path would
     # take the file for an import root and look for __main__ in it. ansible-rulebook runs without that
     # hook: a plain file has no importer, and run_path then runs it as a script.
-    monkeypatch.setitem(sys.path_importer_cache, SOURCE_PATH, None)
-    return runpy.run_path(SOURCE_PATH)
+    monkeypatch.setitem(sys.path_importer_cache, path, None)
+    return runpy.run_path(path)
+
+
+@pytest.fixture
+def source(monkeypatch):
+    """A fresh copy of the source module (its globals), loaded the way ansible-rulebook loads it."""
+    return run_source(monkeypatch)
 
 
 def now_text(seconds_ago=0):
@@ -48,14 +56,14 @@ def now_text(seconds_ago=0):
     return moment.strftime('%Y-%m-%dT%H:%M:%S')
 
 
-def create_monitor(emulator, name='web', **fields):
-    answer = emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name=name, **fields))
+def create_monitor(emulator, name='web', api_key=None, **fields):
+    answer = emulator.api('POST', '/api/v1/monitors', api_key=api_key, data=dict(MONITOR, name=name, **fields))
     assert answer.status in (200, 201), answer.text
     return answer.json['data']['id']
 
 
-def open_incident(emulator, monitor_id, seconds_ago=60, **fields):
-    answer = emulator.api('POST', '/api/v1/incidents',
+def open_incident(emulator, monitor_id, seconds_ago=60, api_key=None, **fields):
+    answer = emulator.api('POST', '/api/v1/incidents', api_key=api_key,
                           data=dict(monitor_id=monitor_id, started_at=now_text(seconds_ago), **fields))
     assert answer.status in (200, 201), answer.text
     return answer.json['data']['id']
@@ -78,6 +86,50 @@ def summary(events):
 
 def uuids(events):
     return [event['meta']['uuid'] for event in events]
+
+
+# -- loading the collection's module_utils --------------------------------------------------------------------
+
+
+def test_the_source_uses_the_module_utils_of_its_own_collection(source):
+    module_utils = os.path.join(os.path.dirname(os.path.abspath(SOURCE_PATH)), '..', '..', '..', '..', 'plugins',
+                                'module_utils')
+    for name in ('_client', '_schema', '_connection'):
+        loaded = source[name]
+        assert os.path.samefile(loaded.__file__, os.path.join(module_utils, name + '.py'))
+        # A private package name: another ansible_collections tree on sys.path cannot stand in for it.
+        assert not loaded.__name__.startswith('ansible_collections.')
+    assert source['LOAD_ERROR'] is None
+
+
+def copy_source(tmp_path, with_module_utils=True):
+    """A copy of the collection's source file (and of its module_utils) in a tree of its own."""
+    root = tmp_path / 'ansible_collections' / 'uptime' / 'monitoring'
+    target = root / 'extensions' / 'eda' / 'plugins' / 'event_source'
+    target.mkdir(parents=True)
+    shutil.copy(SOURCE_PATH, str(target / 'events.py'))
+    if with_module_utils:
+        shutil.copytree(os.path.join(REPO_ROOT, 'plugins', 'module_utils'), str(root / 'plugins' / 'module_utils'))
+    return str(target / 'events.py')
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize('broken, words', [
+    ('no module_utils', ['plugins/module_utils', 'ansible-galaxy collection install']),
+    ('no requests', ['requests is required', 'pip install requests']),
+])
+async def test_a_collection_that_cannot_be_loaded_stops_main_at_once_with_one_line(tmp_path, monkeypatch, broken,
+                                                                                   words):
+    if broken == 'no requests':
+        monkeypatch.setitem(sys.modules, 'requests', None)  # import requests fails
+    path = copy_source(tmp_path, with_module_utils=broken != 'no module_utils')
+    copy = run_source(monkeypatch, path)  # loading the file itself never fails
+    with pytest.raises(copy['SourceError']) as caught:
+        await asyncio.wait_for(copy['main'](Collector(), {'api_url': 'https://u.example', 'api_key': 'k1234'}), 5)
+    message = str(caught.value)
+    assert '\n' not in message
+    for word in words:
+        assert word in message
 
 
 # -- documentation and arguments ----------------------------------------------------------------------
@@ -103,6 +155,14 @@ def test_arguments_fall_back_to_the_environment_of_the_modules(source):
     assert settings['emit_existing'] is False
 
 
+@pytest.mark.parametrize('text, expected', [('y', True), ('t', True), ('n', False), ('f', False), ('yes', True),
+                                            ('0', False)])
+def test_validate_certs_takes_what_ansible_booleans_take_as_the_modules_do(source, text, expected):
+    settings = source['parse_args']({}, environ={'UPTIME_API_URL': 'https://uptime.example.com',
+                                                 'UPTIME_API_KEY': 'k' * 20, 'UPTIME_VALIDATE_CERTS': text})
+    assert settings['validate_certs'] is expected
+
+
 def test_an_argument_wins_over_its_environment_variable(source):
     settings = source['parse_args']({'api_url': 'http://a.example', 'api_key': 'from-args', 'validate_certs': True,
                                      'watch': ['monitors']},
@@ -121,6 +181,11 @@ def test_an_argument_wins_over_its_environment_variable(source):
      ['watch', 'incidents and monitors']),
     ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'emit_existing': 'maybe'}, ['emit_existing', 'boolean']),
     ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'delay': 5}, ['unknown argument', 'delay', 'interval']),
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'ca_path': '/nonexistent/ca.pem'},
+     ['ca_path', 'no such file']),
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234', 'timeout': 'soon'}, ['timeout', 'number']),
+    # Read from a file with more than the key: refused before any request, as the modules refuse it.
+    ({'api_url': 'https://u.example', 'api_key': 'secret-key-1234\nsecret-key-1234'}, ['api_key', 'white space']),
 ])
 def test_invalid_arguments_are_refused_with_the_field_named(source, args, words):
     with pytest.raises(source['SourceError']) as caught:
@@ -136,7 +201,23 @@ def test_arguments_ansible_rulebook_adds_are_accepted(source):
     assert settings['api_key'] == 'k1234'
 
 
-# -- the HTTP copy ------------------------------------------------------------------------------
+def test_an_api_key_read_with_a_trailing_newline_is_trimmed_as_the_modules_trim_it(emulator, source):
+    web = create_monitor(emulator, 'web')
+    poller = make_poller(source, emulator.url, key=PRIMARY_KEY + '\n', emit_existing=True, watch=['monitors'])
+    assert summary(poller.poll()) == [('monitor_status_changed', web, None, 'pending')]
+    assert emulator.log()[-1]['status'] == 200
+
+
+def test_the_account_is_a_fingerprint_of_address_and_key_never_the_key(source):
+    def account(url, key):
+        return source['parse_args']({'api_url': url, 'api_key': key}, environ={})['account']
+    first = account('https://u.example', 'key-one-123456')
+    assert first == account('https://u.example/api/v1', 'key-one-123456\n')
+    assert first != account('https://u.example', 'key-two-123456') != account('https://v.example', 'key-one-123456')
+    assert 'key-one' not in first
+
+
+# -- talking to the service ----------------------------------------------------------------------
 
 
 class Scripted(http.server.BaseHTTPRequestHandler):
@@ -177,120 +258,153 @@ def page(records, next_url=None):
     return {'data': records, 'links': {'next': next_url}, 'meta': {}, 'status': 200}
 
 
-def test_client_sends_bearer_and_json_accept_and_follows_the_query_of_links_next(source, scripted):
+def test_requests_carry_bearer_and_json_accept_and_pages_follow_the_query_of_links_next(source, scripted):
     # links.next names an address this client cannot reach (a proxy's): only its query is taken.
-    scripted.answers = [(200, {}, page([{'id': 1}], 'http://internal.invalid:9/api/v1/monitors?page=2&per_page=100')),
-                        (200, {}, page([{'id': 2}]))]
-    client = source['Client'](scripted.url, 'key-1234')
-    records = [record for records in client.pages('/api/v1/monitors', {'per_page': 100, 'sort': 'asc'}) for record in records]
-    assert records == [{'id': 1}, {'id': 2}]
-    assert client.request_count == 2
+    scripted.answers = [(200, {}, page([{'id': 1, 'status': 'online'}],
+                                       'http://internal.invalid:9/api/v1/monitors?page=2&per_page=100')),
+                        (200, {}, page([{'id': 2, 'status': 'online'}]))]
+    poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'])
+    assert poller.poll() == []
+    assert sorted(poller.tracker.monitors) == [1, 2]
+    assert poller.client.request_count == 2
     first, second = scripted.requests
     assert first['headers']['Authorization'] == 'Bearer key-1234'
     assert first['headers']['Accept'] == 'application/json'
     assert second['path'].startswith('/api/v1/monitors?') and 'page=2' in second['path'] and 'sort=asc' in second['path']
 
 
-def test_client_reads_a_list_sent_as_an_object_keyed_by_position(source, scripted):
-    scripted.answers = [(200, {}, {'data': {'1': {'id': 'b'}, '0': {'id': 'a'}}, 'links': {}, 'meta': {}})]
-    client = source['Client'](scripted.url, 'key-1234')
-    assert list(client.pages('/api/v1/monitors', {})) == [[{'id': 'a'}, {'id': 'b'}]]
+def test_a_list_sent_as_an_object_keyed_by_position_is_read(source, scripted):
+    scripted.answers = [(200, {}, {'data': {'1': {'id': '2', 'status': 'paused'}, '0': {'id': '1', 'status': 'paused'}},
+                                   'links': {}, 'meta': {}})]
+    poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'], emit_existing=True)
+    assert sorted(summary(poller.poll())) == [('monitor_status_changed', 1, None, 'paused'),
+                                              ('monitor_status_changed', 2, None, 'paused')]
 
 
-@pytest.mark.parametrize('answer, kind, words', [
-    ((429, {'Retry-After': '7'}, {'message': 'Too Many Attempts.'}), 'TransientError', ['429']),
-    ((500, {}, {'message': 'Server Error'}), 'TransientError', ['500', 'the service failed']),
-    ((503, {}, b'<html>maintenance</html>'), 'TransientError', ['503']),
-    ((200, {}, b'<html>proxy page</html>'), 'TransientError', ['not the API']),
-    ((401, {}, {'message': 'Unauthenticated.'}), 'SourceError', ['401', 'api_key']),
-    ((403, {}, {'message': "You don't have access to this feature."}), 'SourceError', ['403', 'API access']),
-    ((302, {'Location': '/login'}, b''), 'SourceError', ['login page', 'api_key']),
-    ((404, {}, {'message': 'Resource not found.'}), 'NotFound', ['404']),
-    ((422, {}, {'message': 'bad'}), 'SourceError', ['422']),
+@pytest.mark.parametrize('answer, transient, words', [
+    ((429, {'Retry-After': '7'}, {'message': 'Too Many Attempts.'}), True, ['429', 'Too Many Attempts.']),
+    ((500, {}, {'message': 'Server Error'}), True, ['500', 'Server Error']),
+    ((503, {}, b'<html>maintenance</html>'), True, ['503']),
+    ((200, {}, b'<html>proxy page</html>'), True, ['not the expected JSON']),
+    ((401, {}, {'message': 'Unauthenticated.'}), False, ['401', 'api_key']),
+    ((403, {}, {'message': "You don't have access to this feature."}), False, ['403', 'access to this feature']),
+    ((302, {'Location': '/login'}, b''), False, ['login page', 'api_key']),
+    ((302, {'Location': 'https://elsewhere.example/api/v1/monitors'}, b''), False, ['redirected', 'api_url']),
+    ((404, {}, {'message': 'Resource not found.'}), False, ['404', 'check api_url', 'base address']),
+    ((422, {}, {'message': 'bad'}), False, ['422', 'bad']),
+    # The service puts per-field errors under message: read as the modules read them, not as a bare reason.
+    ((422, {}, {'message': {'sort_by': ['The selected sort by is invalid.']}, 'status': 422}), False,
+     ['422', 'sort_by: The selected sort by is invalid.']),
+    ((400, {}, {'message': {'per_page': 'must be 10, 25, 50 or 100'}}), False,
+     ['400', 'per_page: must be 10, 25, 50 or 100']),
 ])
-def test_client_sorts_answers_into_transient_fatal_and_not_found(source, scripted, answer, kind, words):
+def test_answers_are_sorted_into_transient_and_fatal(source, scripted, answer, transient, words):
     scripted.answers = [answer]
-    client = source['Client'](scripted.url, 'key-1234')
-    with pytest.raises(source[kind]) as caught:
-        client.get('/api/v1/monitors')
+    poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'])
+    with pytest.raises(source['UptimeApiError'] if transient else source['SourceError']) as caught:
+        poller.poll()
     for word in words:
         assert word in str(caught.value)
+    if transient:
+        assert caught.value.transient
     if answer[0] == 429:
         assert caught.value.retry_after == 7
+    assert len(scripted.requests) == 1  # no retry inside a poll: the next poll is the retry
 
 
-def test_client_treats_a_dropped_connection_and_a_refused_one_as_transient(source, scripted):
+def test_a_dropped_connection_and_a_refused_one_are_transient(source, scripted):
     scripted.answers = [(None, {}, b'')]
-    client = source['Client'](scripted.url, 'key-1234')
-    with pytest.raises(source['TransientError']):
-        client.get('/api/v1/monitors')
+    poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'])
+    with pytest.raises(source['UptimeApiError']) as caught:
+        poller.poll()
+    assert caught.value.transient
     port = scripted.server_address[1]
     scripted.shutdown()
     scripted.server_close()
-    refused = source['Client']('http://127.0.0.1:%d' % port, 'key-1234')
-    with pytest.raises(source['TransientError']) as caught:
-        refused.get('/api/v1/monitors')
-    assert 'connection failed' in str(caught.value)
+    refused = make_poller(source, 'http://127.0.0.1:%d' % port, key='key-1234', watch=['monitors'])
+    with pytest.raises(source['UptimeApiError']) as caught:
+        refused.poll()
+    assert caught.value.transient and 'connection refused' in str(caught.value)
 
 
-@pytest.mark.parametrize('api_url, validate_certs', [
-    ('https://uptime.example.com', True), ('https://uptime.example.com:8443', False), ('http://uptime.example.com', True),
-    ('http://127.0.0.1:8080', True), ('http://[::1]:80', False), ('http://app.localhost', True), ('https://10.1.2.3', False),
+@pytest.mark.parametrize('api_url, validate_certs, words', [
+    ('https://uptime.example.com', True, []),
+    ('https://uptime.example.com:8443', False, ['validate_certs is false', 'https://uptime.example.com:8443']),
+    ('http://uptime.example.com', True, ['uses http://', 'unencrypted']),
+    ('http://127.0.0.1:8080', True, []), ('http://[::1]:80', False, []), ('http://app.localhost', True, []),
 ])
-def test_the_transport_warnings_are_those_of_the_shared_client(source, api_url, validate_certs):
-    # The source carries a copy (it cannot import the collection): the copy must say what the original says.
-    assert source['transport_warnings'](api_url, validate_certs) == _client.transport_warnings(api_url, validate_certs)
-    assert source['origin'](api_url) == _client.origin(api_url)
+def test_a_weak_transport_is_warned_of_as_the_modules_warn(source, api_url, validate_certs, words):
+    poller = make_poller(source, api_url, key='key-1234', validate_certs=validate_certs)
+    warnings = ' '.join(poller.client.transport_warnings)
+    assert bool(warnings) == bool(words)
+    for word in words:
+        assert word in warnings
 
 
-@pytest.mark.parametrize('text', [
-    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: unable to get local issuer certificate (_ssl.c:1006)",
-    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate has expired (_ssl.c:1006)",
-    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: IP address mismatch, certificate is not valid for "
-    "'127.0.0.1'. (_ssl.c:1006)",
-    "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: certificate is not yet valid (_ssl.c:1006)",
-    "[SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1006)",
-    "[SSL: SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake failure (_ssl.c:1006)",
-    "[X509: NO_CERTIFICATE_OR_CRL_FOUND] no certificate or crl found (_ssl.c:4149)",
-    "EOF occurred in violation of protocol (_ssl.c:2427)",
+@pytest.fixture(scope='module')
+def tls_emulator():
+    with Emulator.start(tls=True) as server:
+        yield server
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize('fault, trust, words', [
+    (None, False, ['not trusted', 'ca_path']),
+    ('refuse', True, ['refused the TLS handshake']),
+    ('expired', True, ['has expired']),
 ])
-def test_the_tls_messages_are_those_of_the_shared_client(source, text):
-    url = 'https://uptime.example.com:8443/api/v1/monitors'
-    error = Exception(text)
-    assert source['_tls_failure'](error, url) == _client._tls_failure(error, urlsplit(url))
+async def test_a_refused_tls_handshake_stops_the_source_with_one_message(tls_emulator, source, caplog, fault, trust,
+                                                                         words):
+    tls_emulator.reset()
+    if fault:
+        tls_emulator.tls_fault(fault, count=5)
+    args = {'api_url': tls_emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}
+    if trust:
+        args['ca_path'] = tls_emulator.ca_path
+    with pytest.raises(source['SourceError']) as caught:
+        await asyncio.wait_for(source['main'](Collector(), args), 10)
+    for word in words:
+        assert word in str(caught.value)
+    assert len([record for record in caplog.records if record.levelno >= logging.ERROR]) == 1
 
 
-def test_the_ca_path_check_is_that_of_the_shared_client(source, tmp_path):
-    bundle = tmp_path / 'ca.pem'
-    bundle.write_text('-----BEGIN CERTIFICATE-----\n')
-    for path in (None, str(bundle), str(tmp_path / 'missing.pem')):
-        assert source['ca_path_problem'](path) == _client.ca_path_problem(path)
-    assert source['ca_path_problem'](str(tmp_path / 'missing.pem'))
-
-
-def test_retry_after_is_read_in_seconds_and_capped(source):
-    assert source['parse_retry_after']('3') == 3
-    assert source['parse_retry_after']('100000') == source['MAX_RETRY_AFTER']
-    assert source['parse_retry_after'](None) is None
-    assert source['parse_retry_after']('soon') is None
+def test_a_trusted_certificate_is_polled(tls_emulator, source):
+    tls_emulator.reset()
+    web = create_monitor(tls_emulator, 'web')
+    poller = make_poller(source, tls_emulator.url, ca_path=tls_emulator.ca_path, emit_existing=True)
+    assert summary(poller.poll()) == [('monitor_status_changed', web, None, 'pending')]
 
 
 # -- masking ------------------------------------------------------------------------------------
 
 
-def test_masking_hides_the_password_sensitive_headers_and_secret_keys(source):
-    monitor = {'id': 1, 'name': 'web', 'request_auth_username': 'bob', 'request_auth_password': 'hunter2',
-               'request_headers': {'0': {'key': 'Authorization', 'value': 'Bearer abc'},
-                                   '1': {'key': 'X-Trace', 'value': 'on'}},
-               'token': 'f00d', 'status': 'online'}
-    masked = source['masked_monitor'](monitor)
+def test_events_show_the_records_as_the_modules_do_with_secrets_masked(source):
+    monitor_record = {'id': '1', 'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
+                      'request_auth_username': 'bob', 'request_auth_password': 'hunter2',
+                      'request_headers': {'0': {'key': 'Authorization', 'value': 'Bearer abc'},
+                                          '1': {'key': 'X-Trace', 'value': 'on'}},
+                      'token': 'f00d', 'status': 'offline', 'started_at': '2026-01-01T10:00:00.000000Z'}
+    tracker = source['Tracker']('https://u.example', emit_existing=True)
+    (event,) = tracker.monitor_events([monitor_record], 'now')
+    masked = event['uptime']['monitor']
+    assert (masked['id'], masked['interval'], masked['status']) == (1, 60, 'offline')
+    assert masked['started_at'] == '2026-01-01T10:00:00Z'
     assert masked['request_auth_username'] == 'bob'
-    assert masked['request_auth_password'] == source['MASK']
-    assert masked['request_headers'] == [{'key': 'Authorization', 'value': source['MASK']}, {'key': 'X-Trace', 'value': 'on'}]
-    assert masked['token'] == source['MASK']
-    incident = source['masked_incident']({'id': 3, 'monitor': monitor, 'cause': 'down'})
-    assert 'hunter2' not in json.dumps(incident) and 'Bearer abc' not in json.dumps(incident)
-    assert monitor['request_auth_password'] == 'hunter2'  # the record itself is left alone
+    assert masked['request_auth_password'] == MASK
+    assert masked['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'X-Trace', 'value': 'on'}]
+    assert masked['token'] == MASK
+    incident_record = {'id': 3, 'monitor': monitor_record, 'cause': 'down', 'started_at': '2026-01-01T10:00:00Z',
+                       'acknowledged_at': None, 'ended_at': '2026-01-01T10:30:00.000000Z', 'status': 'unresolved'}
+    tracker.incident_events([], [], 'now')
+    events = tracker.incident_events([incident_record], [], 'now')
+    shown = events[-1]['uptime']['incident']
+    assert 'hunter2' not in json.dumps(events) and 'Bearer abc' not in json.dumps(events)
+    # The status is derived by the service's rule (ended: resolved), whatever the record says.
+    assert (shown['id'], shown['monitor_id'], shown['monitor_name'], shown['status'], shown['duration']) == (
+        3, 1, 'web', 'resolved', 1800)
+    assert shown['ended_at'] == '2026-01-01T10:30:00Z' and shown['monitor'] == masked
+    assert events[-1]['uptime']['monitor'] == masked
+    assert monitor_record['request_auth_password'] == 'hunter2'  # the record itself is left alone
 
 
 # -- transitions and uuids (no I/O) -------------------------------------------------------------------
@@ -517,23 +631,22 @@ def test_a_list_that_is_not_there_stops_the_source_naming_api_url(emulator, sour
 
 
 class PagedClient:
-    """A stand-in client: incident pages as given, and the records ``get`` may show; counts requests."""
-
-    not_found = KeyError
+    """A stand-in client: incident pages as given, and the records a read by id may show; counts requests."""
 
     def __init__(self, pages, records):
         self.pages_given, self.records, self.requests = pages, records, []
 
-    def pages(self, path, params):
+    def iter_pages(self, path, params=None):
         for records in self.pages_given:
             self.requests.append(path)
             yield records
 
-    def get(self, path):
+    def list(self, path, params=None):
+        return [record for records in self.iter_pages(path, params) for record in records]
+
+    def get_or_none(self, path):
         self.requests.append(path)
-        if path not in self.records:
-            raise self.not_found(path)
-        return {'data': self.records[path]}
+        return self.records.get(path)
 
 
 def test_reading_stops_at_the_floor_and_a_vanished_ongoing_incident_is_read_alone(source):
@@ -569,7 +682,6 @@ def test_many_vanished_incidents_are_read_a_few_a_poll_and_none_is_lost(source):
     for expected_reads in (20, 5, 0):
         # A bulk delete: all 25 are gone; each poll reads at most 20 of them one by one.
         client = poller.client = PagedClient([[]], {})
-        client.not_found = source['NotFound']
         deleted.extend(event['uptime']['incident_id'] for event in poller.poll())
         assert len(client.requests) == 1 + expected_reads
     assert sorted(deleted) == list(range(1, 26))
@@ -612,7 +724,10 @@ def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator
     before = make_poller(source, emulator.url, state_file=state_file)
     before.poll()
     source['save_state'](before.tracker, state_file)
-    assert 'test-key' not in open(state_file, encoding='utf-8').read()
+    with open(state_file, encoding='utf-8') as handle:
+        state = handle.read()
+    assert PRIMARY_KEY not in state
+    assert json.loads(state)['account'] == before.settings['account']
 
     # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips.
     update_incident(emulator, incident_id, ended_at=now_text())
@@ -627,18 +742,56 @@ def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator
     assert after.poll() == []
 
 
-def test_a_state_file_of_another_service_or_broken_is_a_fresh_start(source, tmp_path, caplog):
-    tracker = source['Tracker']('https://a.example')
+def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog):
+    tracker = source['Tracker']('https://a.example', account='account-a')
     tracker.incident_events([incident(1, T0)], [], 'now')
     path = str(tmp_path / 'state.json')
     source['save_state'](tracker, path)
-    other = source['Tracker']('https://b.example')
-    assert not source['load_state'](other, path) and other.incidents is None
+    for other, words in ((source['Tracker']('https://b.example', account='account-a'), 'another api_url'),
+                         (source['Tracker']('https://a.example', account='account-b'), 'another account')):
+        caplog.clear()
+        assert not source['load_state'](other, path) and other.incidents is None
+        assert words in caplog.text and 'new baseline' in caplog.text
+    same = source['Tracker']('https://a.example', account='account-a')
+    assert source['load_state'](same, path) and list(same.incidents) == [1]
+    with open(path, encoding='utf-8') as handle:
+        state = json.load(handle)
     with open(path, 'w', encoding='utf-8') as handle:
-        handle.write('{"version": 1, "api_u')
-    same = source['Tracker']('https://a.example')
-    assert not source['load_state'](same, path) and same.incidents is None
-    assert 'cannot be read' in caplog.text and 'not a state of https://b.example' in caplog.text
+        json.dump(dict(state, version=1), handle)  # what an older version of this source wrote
+    caplog.clear()
+    assert not source['load_state'](source['Tracker']('https://a.example', account='account-a'), path)
+    assert 'another version' in caplog.text
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write('{"version": 2, "api_u')
+    broken = source['Tracker']('https://a.example', account='account-a')
+    assert not source['load_state'](broken, path) and broken.incidents is None
+    assert 'cannot be read' in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_a_state_file_of_another_account_is_ignored_not_read_as_deletions(emulator, source, tmp_path, caplog):
+    # The first account has an ongoing incident; a source of another account starts on the same state file.
+    web = create_monitor(emulator, 'web')
+    open_incident(emulator, web)
+    state_file = str(tmp_path / 'state.json')
+    first = make_poller(source, emulator.url, state_file=state_file)
+    first.poll()
+    source['save_state'](first.tracker, state_file)
+
+    queue = Collector()
+    waits = record_sleeps(source)
+    args = {'api_url': emulator.url, 'api_key': OTHER_KEY, 'interval': 1, 'state_file': state_file}
+    task = asyncio.create_task(source['main'](queue, args))
+    try:
+        await wait_for(lambda: waits.count(1) >= 3)  # three polls
+    finally:
+        task.cancel()
+    assert queue.events == []  # no incident_deleted for the incidents of the first account
+    assert any('another account' in record.getMessage() and record.levelno == logging.WARNING
+               for record in caplog.records)
+    with open(state_file, encoding='utf-8') as handle:
+        state = json.load(handle)
+    assert state['account'] != first.settings['account'] and state['incidents'] == []
 
 
 # -- the error policy of main() -------------------------------------------------------------------
@@ -744,7 +897,8 @@ async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, sourc
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize('key, words', [('wrong-key-98765', ['401', 'api_key']), (NOPLAN_KEY, ['403', 'API access'])])
+@pytest.mark.parametrize('key, words', [('wrong-key-98765', ['401', 'api_key']),
+                                        (NOPLAN_KEY, ['403', 'access to this feature'])])
 async def test_a_refused_key_stops_the_source_with_one_message(emulator, source, caplog, key, words):
     with pytest.raises(source['SourceError']) as caught:
         await asyncio.wait_for(source['main'](Collector(), {'api_url': emulator.url, 'api_key': key, 'interval': 1}), 10)
@@ -756,8 +910,26 @@ async def test_a_refused_key_stops_the_source_with_one_message(emulator, source,
 
 
 @pytest.mark.asyncio
-async def test_invalid_arguments_stop_before_any_request(emulator, source):
+@pytest.mark.parametrize('args', [{'interval': -1}, {'api_key': 'abc-123\ndef-456'}, {'validate_certs': 'perhaps'}])
+async def test_invalid_arguments_stop_before_any_request(emulator, source, args):
     emulator.clear_log()
-    with pytest.raises(source['SourceError']):
-        await source['main'](Collector(), {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': -1})
+    with pytest.raises(source['SourceError']) as caught:
+        await asyncio.wait_for(source['main'](Collector(), dict({'api_url': emulator.url, 'api_key': PRIMARY_KEY},
+                                                                **args)), 10)
+    assert str(caught.value).startswith('argument %s' % list(args)[0]) and '\n' not in str(caught.value)
     assert emulator.log() == []
+
+
+@pytest.mark.asyncio
+async def test_retry_after_as_an_http_date_is_honoured(source, scripted, caplog):
+    retry_at = email.utils.formatdate(time.time() + 40, usegmt=True)
+    scripted.answers = [(429, {'Retry-After': retry_at}, {'message': 'Too Many Attempts.'})]
+    waits = record_sleeps(source)
+    task = asyncio.create_task(source['main'](Collector(), {'api_url': scripted.url, 'api_key': 'key-1234',
+                                                            'interval': 1, 'watch': ['monitors']}))
+    try:
+        await wait_for(lambda: waits)
+    finally:
+        task.cancel()
+    assert 30 <= waits[0] <= 40
+    assert any('as the service asks' in record.getMessage() for record in caplog.records)
