@@ -409,11 +409,11 @@ class UptimeClient:
             # The handshake failed, so nothing was sent, and another attempt would meet the same certificate.
             raise self._error('request not sent: %s' % tls_failure, None, method, display_path) from exc
         except requests.exceptions.ConnectTimeout as exc:
-            raise _TransientError(self._error('no connection to %s within %ss (timeout)' % (self.origin, self.timeout),
+            raise _TransientError(self._error('no connection to %s within %gs (timeout)' % (self.origin, self.timeout),
                                               None, method, display_path),
                                   request_sent=False, unreachable=True, hint='is api_url right?') from exc
         except requests.exceptions.Timeout as exc:
-            raise _TransientError(self._error('no answer within %ss (timeout)' % self.timeout, None, method,
+            raise _TransientError(self._error('no answer within %gs (timeout)' % self.timeout, None, method,
                                               display_path)) from exc
         except requests.exceptions.ConnectionError as exc:
             unreachable = _connect_failure(exc, self.origin)
