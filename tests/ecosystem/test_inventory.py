@@ -200,7 +200,8 @@ def test_filters(ansible, emulator, config):
     assert len(inventory['_meta']['hostvars']) == 1
     assert members(inventory, 'uptime_offline') == []
     # No listed monitor is offline: one request.
-    assert [entry['query'] for entry in emulator.log()] == ['search=shop&status_page_id=4&search_by=url&per_page=100']
+    assert [entry['query'] for entry in emulator.log()] == [
+        'search=shop&status_page_id=4&search_by=url&sort_by=id&sort=asc&per_page=100']
 
 
 def test_cache(ansible, emulator, config, tmp_path):
@@ -248,7 +249,8 @@ def test_the_key_comes_from_the_environment_or_the_config(ansible, emulator, con
 @pytest.mark.parametrize('text, message', [
     # ansible-core checks the choices of the documentation itself (the plugin checks again, naming the allowed values).
     ('status: [offline, down]\n', "Invalid value ['offline', 'down'] for config 'status'"),
-    ('api_url: uptime.example.com\n', "api_url: must start with http:// or https://, got 'uptime.example.com'"),
+    ('api_url: uptime.example.com\n', "api_url: must be an http:// or https:// address such as "
+                                     "https://uptime.example.com, got 'uptime.example.com'"),
 ])
 def test_bad_configuration_fails_before_any_request(ansible, emulator, config, text, message):
     result = ansible.inventory(config(text), '--list', check=False)
