@@ -249,8 +249,8 @@ def test_the_key_comes_from_the_environment_or_the_config(ansible, emulator, con
 @pytest.mark.parametrize('text, message', [
     # ansible-core checks the choices of the documentation itself (the plugin checks again, naming the allowed values).
     ('status: [offline, down]\n', "Invalid value ['offline', 'down'] for config 'status'"),
-    ('api_url: uptime.example.com\n', "api_url: must be an http:// or https:// address such as "
-                                     "https://uptime.example.com, got 'uptime.example.com'"),
+    ('api_url: uptime.example.com\n',
+     "api_url: must be an http:// or https:// address such as https://uptime.example.com, got 'uptime.example.com'"),
 ])
 def test_bad_configuration_fails_before_any_request(ansible, emulator, config, text, message):
     result = ansible.inventory(config(text), '--list', check=False)
