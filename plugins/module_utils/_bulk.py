@@ -92,6 +92,8 @@ class Action:
         self.after_record = None
         self.error = None
         self.attempted = False
+        # The service was changed by this action although it then failed (a create whose pause failed, say).
+        self.wrote = False
 
     @property
     def writes(self):
@@ -100,6 +102,11 @@ class Action:
     @property
     def done(self):
         return self.attempted and self.error is None
+
+    @property
+    def effective(self):
+        """Whether the service holds what this action wrote: done, or failed after its write."""
+        return self.done or self.wrote
 
     def report(self, check_mode):
         names = ['name'] + [key for key in self.changed_keys if key != 'name']
@@ -300,6 +307,10 @@ class MonitorSync:
                 action.after, action.after_record = outcome.after, outcome.record
         except (UptimeApiError, ValidationError) as exc:
             action.error = engine.client.redact(str(exc))
+            written = getattr(exc, 'written', None)
+            if written is not None:
+                action.wrote = True
+                action.after, action.after_record = written.after, written.record
             if isinstance(exc, UptimeApiError) and (exc.status in FATAL_STATUSES or (exc.status is None and not exc.ambiguous)):
                 self._stop.set()
 
@@ -351,7 +362,7 @@ class MonitorSync:
         views = {id(record): MONITORS.record_view(record) for record in records}
         before = sorted(views.values(), key=_name_key)
         effective = [action for action in actions
-                     if action.writes and (self.check_mode or action.done)]
+                     if action.writes and (self.check_mode or action.effective)]
         for action in effective:
             key = id(action.record) if action.record is not None else id(action)
             if action.kind == 'delete':
@@ -402,12 +413,17 @@ def _name_key(view):
 
 
 def _failure_message(failed, summary):
-    done = summary['created'] + summary['updated'] + summary['deleted']
+    done = summary['created'] + summary['updated'] + summary['deleted'] - len([a for a in failed if a.wrote])
     lines = ['%d of %d writes failed (%d done%s); running the task again finishes the job:'
              % (len(failed), done + len(failed) + summary['not_attempted'], done,
                 ', %d not attempted after a failure every write would repeat' % summary['not_attempted']
                 if summary['not_attempted'] else '')]
-    lines.extend('%s %r: %s' % (action.kind, action.name, action.error) for action in failed)
+    for action in failed:
+        kept = ''
+        if action.wrote:
+            kept = ' (the monitor was %s before this failure, id %s)' % (
+                'created' if action.kind == 'create' else 'updated', record_id(action.after_record or {}))
+        lines.append('%s %r: %s%s' % (action.kind, action.name, action.error, kept))
     return '\n'.join(lines)
 
 

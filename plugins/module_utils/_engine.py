@@ -15,25 +15,53 @@ from __future__ import annotations
 from ._client import UptimeApiError
 from ._connection import account_zone
 from ._resource import Outcome
-from ._schema import record_id, utc_now
+from ._schema import ValidationError, record_id, utc_now
+
+
+def _mark_written(exc, outcome):
+    """Tell whoever catches ``exc`` that the service was changed before it: ``outcome`` of this task so far.
+
+    A later write that failed after its own write keeps its after and record:
+    the service holds that, and ``outcome`` says where the task started from.
+    """
+    earlier = getattr(exc, 'written', None)
+    exc.written = outcome if earlier is None else outcome._replace(after=earlier.after, record=earlier.record)
+
+
+# Whether a write whose answer was lost took effect, as a read shows it: applied, not applied, or not known.
+APPLIED, UNAPPLIED, UNKNOWN = 'applied', 'unapplied', 'unknown'
 
 
 def confirm_after_ambiguity(write, confirm):
     """Run ``write``; when its answer was lost, ask ``confirm`` whether it took effect.
 
-    ``confirm`` re-reads the service and returns what the write should have
-    returned when the service already shows the wanted state, else None, and
-    the original error stands.
+    ``confirm`` re-reads the service and returns ``(APPLIED, what the write
+    should have returned)``, ``(UNAPPLIED, None)`` when the service still holds
+    what it held before, or ``(UNKNOWN, None)``. When the service itself answered
+    (an HTTP 500) and the read shows nothing applied, the error says so and is no
+    longer ambiguous; otherwise the write may still be in flight, and the error stands.
     """
     try:
         return write()
     except UptimeApiError as exc:
         if not exc.ambiguous:
             raise
-        confirmed = confirm()
-        if confirmed is None:
-            raise
-        return confirmed
+        found, confirmed = confirm()
+        if found == APPLIED:
+            return confirmed
+        if found == UNAPPLIED and answered_by_service(exc):
+            exc.ambiguous = False
+            exc.message += ': the service failed, and a read shows that nothing was changed by this request'
+        raise
+
+
+def answered_by_service(exc):
+    """Whether the service itself ended the request it failed: a read after it shows all the request did.
+
+    A gateway's 502, 503 or 504, a timeout or a dropped connection may leave the
+    request running behind it, so that a read cannot prove it unapplied.
+    """
+    return exc.status is not None and exc.status not in (502, 503, 504)
 
 
 class Engine:
@@ -67,11 +95,16 @@ class Engine:
                                  % (self.resource.noun, identity['id'], self.resource.noun,
                                     self.resource.create_hint), status=404)
         desired = self.resource.prepare(desired, located, state, self.now, self.options)
-        if located.record is None:
-            settled = self.resource.settle_missing(self.client, desired, located, state, self.options,
-                                                   self.check_mode)
-            return (settled or self.create(desired)), located
-        return self.update(located.record, desired, ignore), located
+        try:
+            if located.record is None:
+                settled = self.resource.settle_missing(self.client, desired, located, state, self.options,
+                                                       self.check_mode)
+                return (settled or self.create(desired)), located
+            return self.update(located.record, desired, ignore), located
+        except (UptimeApiError, ValidationError) as exc:
+            if getattr(exc, 'written', None) is not None:
+                exc.located = located
+            raise
 
     def create(self, desired):
         """Create a record; after a lost answer or a conflict, converge the one found by natural key."""
@@ -92,20 +125,31 @@ class Engine:
                 raise
             existing = self.resource.find_by_key(self.client, body)
             if existing is None:
+                if exc.ambiguous and answered_by_service(exc):
+                    exc.ambiguous = False
+                    exc.message += (': the service failed, and a read shows that nothing was created by this '
+                                    'request')
                 raise
             return Outcome(True, None, *self.update(existing, dict(body, **later))[2:])
-        if self.zone.given and any(value and self.schema.by_name[name].kind == 'timestamp'
-                                   for name, value in body.items()):
-            # A create answer may echo the local times sent, and a zone given as an option may not be the one the
-            # service read them in: only a read shows what it stored. The account's own zone needs no such check.
-            record = self.get(record_id(record)) or record
-        record = self.resource.complete(self.client, self.schema.unechoed(record, form, body))
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
-        self._check_stored(body, self.schema.current(record, stored), record, 'POST', self.resource.path)
-        if later:
-            return Outcome(True, None, *self.update(record, later, fallback=stored)[2:])
-        return Outcome(True, None, self.schema.current(record, stored), record)
+        record = self.schema.unechoed(record, form, body)
+        written = Outcome(True, None, self.schema.current(record, stored), record)
+        try:
+            if self.zone.given and any(value and self.schema.by_name[name].kind == 'timestamp'
+                                       for name, value in body.items()):
+                # A create answer may echo the local times sent, and a zone given as an option may not be the one
+                # the service read them in: only a read shows what it stored. The account's own zone needs no check.
+                record = self.get(record_id(record)) or record
+            record = self.resource.complete(self.client, record)
+            written = Outcome(True, None, self.schema.current(record, stored), record)
+            self._check_stored(body, written.after, record, 'POST', self.resource.path)
+            if later:
+                return Outcome(True, None, *self.update(record, later, fallback=stored)[2:])
+        except (UptimeApiError, ValidationError) as exc:
+            _mark_written(exc, written)
+            raise
+        return written
 
     def update(self, record, desired, ignore=(), fallback=None):
         """Update a record to ``desired`` (``ignore``: names not compared); a lost answer is settled by a read."""
@@ -125,15 +169,24 @@ class Engine:
 
         def confirm():
             fresh = self.get(record_id(record))
-            if fresh is None or self.schema.differences(compared, self.schema.current(fresh, predicted)):
-                return None
-            return fresh
+            if fresh is None:
+                return UNKNOWN, None
+            current = self.schema.current(fresh, predicted)
+            if not self.schema.differences(compared, current):
+                return APPLIED, fresh
+            if not self.schema.differences({name: before.get(name) for name in send}, current):
+                return UNAPPLIED, None
+            return UNKNOWN, None
         updated = confirm_after_ambiguity(
             lambda: self.client.update(self._path(record), form, method=self.resource.update_method),
             confirm)
-        after = self.schema.current(updated, predicted)
-        self._check_stored(send, after, record, self.resource.update_method, self._path(record))
-        return Outcome(True, before, after, updated)
+        written = Outcome(True, before, self.schema.current(updated, predicted), updated)
+        try:
+            self._check_stored(send, written.after, record, self.resource.update_method, self._path(record))
+        except UptimeApiError as exc:
+            _mark_written(exc, written)
+            raise
+        return written
 
     def _check_stored(self, sent, stored, record, method, path):
         """Fail when the service stored other values than sent: a write-once value set meanwhile, or a time
@@ -157,5 +210,5 @@ class Engine:
         before = self.schema.current(record)
         if not self.check_mode:
             confirm_after_ambiguity(lambda: self.client.delete(self._path(record)),
-                                    lambda: True if self.get(record_id(record)) is None else None)
+                                    lambda: (APPLIED, True) if self.get(record_id(record)) is None else (UNAPPLIED, None))
         return Outcome(True, before, None, None)

@@ -132,9 +132,15 @@ class UptimeModule:
         try:
             result = action()
         except ValidationError as exc:
-            self.ansible.fail_json(msg=str(exc), field=exc.field)
+            failure = dict(msg=str(exc), field=exc.field)
+            failure.update(getattr(exc, 'result', {}))
+            self.ansible.fail_json(**failure)
         except UptimeApiError as exc:
-            self.ansible.fail_json(msg=self.client.redact(str(exc)), **exc.to_result())
+            # A failure after a write carries the result of that write (changed, the record, the diff).
+            failure = dict(exc.to_result(), msg=str(exc))
+            failure.update(getattr(exc, 'result', {}))
+            failure['msg'] = self.client.redact(failure['msg'])
+            self.ansible.fail_json(**failure)
         except Exception as exc:  # pylint: disable=broad-exception-caught
             # A defect must still end in one readable line; the trace stays available with -vvv.
             self.ansible.fail_json(msg=self.client.redact('unexpected error: %s: %s' % (type(exc).__name__, exc)),

@@ -10,8 +10,9 @@ module's parameters and turns what they return or raise into its exit.
 
 from __future__ import annotations
 
+from ._client import UptimeApiError
 from ._engine import Engine
-from ._schema import MISSING, ValidationError, is_local, to_text, to_utc_timestamp
+from ._schema import MISSING, ValidationError, is_local, record_id, to_text, to_utc_timestamp
 
 # The options every info module has; what else a resource can be listed by is in its table.
 INFO_ARGSPEC = dict(
@@ -116,17 +117,40 @@ def ensure_task(resource, client, params, check_mode=False, identity=('id',), ig
             if name in schema.by_name:
                 value = schema.by_name[name].normalise(value, engine.zone)
             keys[name] = to_text(value) if isinstance(value, str) else value
-    outcome, located = engine.ensure(keys, desired, state, ignore)
+    try:
+        outcome, located = engine.ensure(keys, desired, state, ignore)
+    except (UptimeApiError, ValidationError) as exc:
+        if getattr(exc, 'written', None) is not None:
+            # The service was changed before the failure: the result says so, and what it holds now.
+            exc.result = _ensure_result(resource, desired, exc.written, exc.located, hide)
+            exc.result['msg'] = '%s (before this failure, the task %s)' % (exc, _written_summary(resource, exc.written))
+        raise
+    result = _ensure_result(resource, desired, outcome, located, hide)
+    if outcome.message:
+        result['msg'] = outcome.message
+    return result
+
+
+def _ensure_result(resource, desired, outcome, located, hide):
+    schema = resource.schema
     for values in (desired, outcome.before):
         if hide is not None and values:
             hide(schema.secret_values(values))
     before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
     diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
     view = resource.view(outcome.after, outcome.record, located) if outcome.after is not None else {}
-    result = {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
-    if outcome.message:
-        result['msg'] = outcome.message
-    return result
+    return {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+
+
+def _written_summary(resource, outcome):
+    """What a task wrote before it failed, in one line: the record and the fields it changed."""
+    values = outcome.after or {}
+    label = '%s%s (id %s)' % (resource.noun, ' %r' % values['name'] if values.get('name') else '',
+                              record_id(outcome.record or {}))
+    if outcome.before is None:
+        return 'created %s' % label
+    changed = sorted(resource.schema.differences(outcome.after or {}, outcome.before))
+    return 'updated %s%s' % (label, ' (%s)' % ', '.join(changed) if changed else '')
 
 
 def info_task(resource, client, params, zone=None):

@@ -156,6 +156,50 @@ def test_a_delete_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connect
     assert result['changed'] and not result.get('failed')
 
 
+def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, connection, capsys):
+    emulator.fault('status', status=500, method='PUT')
+    args = dict(connection, name='half', url='https://half.example.com', interval=60, paused=True, retries=0)
+    result = run(monitor.main, args, capsys)
+    assert result['failed'] and result['changed'] is True
+    created = emulator.api('GET', '/api/v1/monitors').json['data']
+    assert [record['name'] for record in created] == ['half']
+    assert result['monitor']['id'] == int(created[0]['id']) and result['monitor']['paused'] is False
+    assert result['diff']['before'] == {} and result['diff']['after']['name'] == 'half'
+    assert "the task created monitor 'half' (id %s)" % created[0]['id'] in result['msg']
+    assert result['msg'].startswith('PUT /api/v1/monitors/%s failed: HTTP 500' % created[0]['id'])
+    # Run again: the pause is all that is left to do.
+    again = run(monitor.main, args, capsys)
+    assert again['changed'] and not again.get('failed') and again['monitor']['paused'] is True
+
+
+def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, connection, capsys):
+    args = dict(connection, name='zoned', url='https://z.example.com', interval=60)
+    run(monitor.main, args, capsys)
+    emulator.timezone('America/New_York')
+    window = dict(maintenance_start_at='2031-01-10T06:00:00', maintenance_end_at='2031-01-10T07:00:00')
+    result = run(monitor.main, dict(args, account_timezone='UTC', **window), capsys)
+    assert result['failed'] and result['changed'] is True
+    assert 'the service stored' in result['msg'] and "the task updated monitor" in result['msg']
+    assert result['monitor']['maintenance_start_at'] == '2031-01-10T11:00:00Z'
+
+
+@pytest.mark.parametrize('method, args', [('POST', {}), ('PUT', {'interval': 300}), ('DELETE', {'state': 'absent'})])
+def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(emulator, connection, capsys,
+                                                                               method, args):
+    base = dict(connection, name='firm', url='https://f.example.com', interval=60, retries=0)
+    if method != 'POST':
+        run(monitor.main, base, capsys)
+    before = emulator.api('GET', '/api/v1/monitors').json['data']
+    emulator.fault('status', status=500, method=method)
+    result = run(monitor.main, dict(base, **args), capsys)
+    assert result['failed'] and not result.get('changed')
+    assert result['msg'].startswith('%s /api/v1/monitors' % method) and 'HTTP 500' in result['msg']
+    assert result['msg'].endswith('the service failed, and a read shows that nothing was %s by this request'
+                                  % ('created' if method == 'POST' else 'changed'))
+    assert 'may have applied' not in result['msg']
+    assert emulator.api('GET', '/api/v1/monitors').json['data'] == before
+
+
 def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys):
     emulator.fault('status', status=503, method='POST')
     result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60), capsys)

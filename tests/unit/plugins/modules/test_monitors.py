@@ -83,6 +83,16 @@ def test_partial_failure_fails_the_task_with_the_changes(emulator, capsys):
     assert result['changes'][0]['status'] == 'failed'
 
 
+def test_a_create_whose_pause_fails_is_counted_and_shown_as_created(emulator, capsys):
+    emulator.fault('status', status=500, method='PUT')
+    result = run_module(capsys, config=[shop(paused=True)], workers=1, retries=0, **connection(emulator))
+    assert result['failed'] is True and result['changed'] is True
+    assert result['summary']['created'] == 1 and result['summary']['failed'] == 1
+    assert [view['name'] for view in result['after']] == ['shop']
+    assert result['changes'][0]['status'] == 'failed' and result['changes'][0]['id'] is not None
+    assert '0 done' in result['msg'] and 'the monitor was created before this failure' in result['msg']
+
+
 def test_bad_entry_fails_before_any_write(emulator, capsys):
     result = run_module(capsys, config=[shop(), shop(name='other', interval=60, url='nope')], **connection(emulator))
     assert result['rc'] == 1
