@@ -53,6 +53,11 @@ if HAS_REQUESTS:
 else:  # pragma: no cover - the modules fail before using the client
     NEVER_SENT_ERRORS = ()
 CA_OPTIONS_HINT = 'set ca_path to the CA bundle that signed it, or validate_certs: false to skip the check'
+# The service's own answers for a record that is not there (or is another account's): its API's message, and the
+# one Laravel gives when a form request looks the record up first (PUT /api/v1/incidents/{id}). Any other 404 (a
+# proxy's page, a wrong path in api_url, an unknown route) says nothing about the record.
+NOT_FOUND_MESSAGES = (re.compile(r'^Resource not found\.?$'), re.compile(r'^No query results for model \['))
+API_URL_HINT = 'api_url must be the base address of the service, such as https://uptime.example.com'
 
 
 class UptimeApiError(Exception):
@@ -75,6 +80,8 @@ class UptimeApiError(Exception):
         self.ambiguous = ambiguous
         self.transient = False
         self.retry_after = None
+        # The service's own answer that the record is not there: the only 404 that means "absent".
+        self.not_found = False
 
     def __str__(self):
         where = ' '.join(part for part in (self.method, self.path) if part)
@@ -261,7 +268,7 @@ class UptimeClient:
         try:
             return self.get(path)
         except UptimeApiError as exc:
-            if exc.status == 404:
+            if exc.not_found:
                 return None
             raise
 
@@ -276,7 +283,7 @@ class UptimeClient:
         try:
             self.request('DELETE', path)
         except UptimeApiError as exc:
-            if exc.status == 404:
+            if exc.not_found:
                 return False
             raise
         return True
@@ -447,6 +454,14 @@ class UptimeClient:
             raise _TransientError(self._error(_service_message(body, response.reason or 'service unavailable'),
                                               status, method, path),
                                   retry_after=retry_after, request_sent=status != 429)
+        if status == 404:
+            message = _service_message(body, None)
+            error = self._error(message or response.reason or 'Not Found', status, method, path)
+            error.not_found = any(pattern.match(message or '') for pattern in NOT_FOUND_MESSAGES)
+            if not error.not_found:
+                error.message += (' (not the service\'s answer for a missing record: a wrong address or a proxy '
+                                  'answered; %s)' % API_URL_HINT)
+            raise error
         if status >= 400:
             field_errors = _field_errors(body) if status == 422 else {}
             if field_errors:

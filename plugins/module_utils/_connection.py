@@ -131,7 +131,8 @@ def account_zone(client, name=None):
         except UptimeApiError as exc:
             if exc.status != 404:
                 raise
-            exc.message += (': this service does not tell the account\'s time zone; set account_timezone '
-                            '(or %s) to it' % CONNECTION_ENV['account_timezone'])
+            # No such route: a service that does not tell the zone, or (the client says) a wrong address.
+            exc.message += (': if api_url is right, this service does not tell the account\'s time zone; set '
+                            'account_timezone (or %s) to it' % CONNECTION_ENV['account_timezone'])
             raise
     return AccountZone(name, read_account)

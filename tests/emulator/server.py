@@ -464,8 +464,13 @@ class Handler(BaseHTTPRequestHandler):
             except store_module.ValidationError as exc:
                 return Response.json(422, {'message': exc.messages, 'status': 422})
             except store_module.NotFound:
+                if handler == self.incident_update:  # pylint: disable=comparison-with-callable
+                    # Its form request looks the incident up with firstOrFail() before the controller runs.
+                    return Response.json(404, {'message': 'No query results for model [App\\Models\\Incident] %s'
+                                                          % (args[-1],)})
                 return Response.message(404, 'Resource not found.')
-        return Response.message(404, 'Resource not found.')
+        # Laravel's answer for a path no route matches: nothing to do with a record.
+        return Response.json(404, {'message': 'The route %s could not be found.' % path.lstrip('/')})
 
     def record(self, data, status=200):
         if self.emulator.quirks.get('stringly'):

@@ -513,10 +513,6 @@ class Poller:
         except UptimeApiError as exc:
             if exc.transient:
                 raise
-            if exc.status == 404:
-                # A missing record is read as None: a 404 here is a list that is not there.
-                raise SourceError('%s: check api_url: it must be the base address of the service, such as '
-                                  'https://uptime.example.com' % exc) from None
             raise SourceError(str(exc)) from None
 
     def _poll(self):

@@ -290,7 +290,7 @@ def test_a_list_sent_as_an_object_keyed_by_position_is_read(source, scripted):
     ((403, {}, {'message': "You don't have access to this feature."}), False, ['403', 'access to this feature']),
     ((302, {'Location': '/login'}, b''), False, ['login page', 'api_key']),
     ((302, {'Location': 'https://elsewhere.example/api/v1/monitors'}, b''), False, ['redirected', 'api_url']),
-    ((404, {}, {'message': 'Resource not found.'}), False, ['404', 'check api_url', 'base address']),
+    ((404, {}, b'<html>Not Found</html>'), False, ['404', 'a wrong address or a proxy', 'api_url must be the base address']),
     ((422, {}, {'message': 'bad'}), False, ['422', 'bad']),
     # The service puts per-field errors under message: read as the modules read them, not as a bare reason.
     ((422, {}, {'message': {'sort_by': ['The selected sort by is invalid.']}, 'status': 422}), False,
@@ -627,7 +627,7 @@ def test_a_list_that_is_not_there_stops_the_source_naming_api_url(emulator, sour
     poller = make_poller(source, emulator.url + '/uptime')
     with pytest.raises(source['SourceError']) as caught:
         poller.poll()
-    assert '404' in str(caught.value) and 'check api_url' in str(caught.value)
+    assert '404' in str(caught.value) and 'api_url must be the base address' in str(caught.value)
 
 
 class PagedClient:

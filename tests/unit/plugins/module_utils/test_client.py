@@ -236,6 +236,8 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
+    do_DELETE = do_GET  # noqa: N815
+
     def log_message(self, *args):  # keep test output quiet
         pass
 
@@ -363,3 +365,24 @@ def test_get_answered_500_is_not_retried_and_not_ambiguous(emulator):
         client.get('/api/v1/monitors')
     assert caught.value.status == 500 and not caught.value.ambiguous
     assert sleep.waits == []
+
+
+@pytest.mark.parametrize('body, absent', [
+    ({'message': 'Resource not found.', 'status': 404}, True),
+    ({'message': 'No query results for model [App\\Models\\Incident] 42'}, True),
+    ({'message': 'The route api/v1/monitors/7 could not be found.'}, False),
+    (b'<html><body>404 Not Found</body></html>', False),
+    (b'', False),
+])
+def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, absent):
+    url, handler = scripted
+    client = UptimeClient(url, 'key-1234', retries=0)
+    for call in (lambda: client.get_or_none('/api/v1/monitors/7'), lambda: client.delete('/api/v1/monitors/7')):
+        handler.answers = [(404, {}, body)]
+        if absent:
+            assert call() in (None, False)
+            continue
+        with pytest.raises(UptimeApiError) as caught:
+            call()
+        assert caught.value.status == 404 and not caught.value.not_found
+        assert 'a wrong address or a proxy answered; api_url must be the base address' in str(caught.value)

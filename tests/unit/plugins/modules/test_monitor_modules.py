@@ -200,6 +200,18 @@ def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == before
 
 
+def test_a_404_that_is_not_the_services_is_no_proof_of_absence(emulator, connection, capsys):
+    args = dict(connection, name='kept', url='https://k.example.com', interval=60)
+    monitor_id = run(monitor.main, args, capsys)['monitor']['id']
+    wrong = dict(connection, api_url=emulator.url + '/uptime')
+    gone = run(monitor.main, dict(wrong, id=monitor_id, state='absent'), capsys)
+    assert gone['failed'] and not gone.get('changed')
+    assert 'HTTP 404' in gone['msg'] and 'api_url must be the base address of the service' in gone['msg']
+    info = run(monitor_info.main, dict(wrong, id=monitor_id), capsys)
+    assert info['failed'] and 'api_url must be the base address' in info['msg']
+    assert [record['name'] for record in emulator.api('GET', '/api/v1/monitors').json['data']] == ['kept']
+
+
 def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys):
     emulator.fault('status', status=503, method='POST')
     result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60), capsys)
