@@ -285,8 +285,12 @@ class IncidentResource(Resource):
         stamp = STATE_TIMESTAMPS.get(state)
         if stamp is not None and stamp not in wanted and current.get(stamp) is None:
             wanted[stamp] = now_text
-        if options.get('comment_mode') == 'append' and wanted.get('comment') is not None:
-            wanted['comment'] = with_comment_entry(current.get('comment'), wanted['comment'], now)
+        if options.get('comment_mode') == 'append':
+            if wanted.get('comment') is None:
+                # Nothing to append (comment: "{{ note | default('') }}"): the comment stays as it is.
+                wanted.pop('comment', None)
+            else:
+                wanted['comment'] = with_comment_entry(current.get('comment'), wanted['comment'], now)
         return wanted
 
     def settle_missing(self, client, desired, located, state, options, check_mode):
@@ -311,9 +315,9 @@ class IncidentResource(Resource):
             before = INCIDENT.current(latest) if latest is not None else None
             # What the task asks beyond the monitor and the start this lookup defaulted.
             asked = {name: value for name, value in desired.items() if name not in ('monitor_id', 'started_at')}
-            # Appending to the latest incident is no change when its comment already holds the text.
-            appending = options.get('comment_mode') == 'append' and before is not None
-            if appending and has_comment_entry(before.get('comment'), asked.get('comment')):
+            # A comment the latest incident already holds, whole or as an entry, is recorded: a re-run of "comment,
+            # then append" finds the first comment with the appended one after it.
+            if before is not None and has_comment_entry(before.get('comment'), asked.get('comment')):
                 asked['comment'] = before['comment']
             unrecorded = sorted(INCIDENT.differences(asked, before) if before is not None
                                 else (name for name, value in asked.items() if value is not None))

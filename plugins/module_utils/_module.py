@@ -44,24 +44,29 @@ def no_log_option_names(spec):
 
 
 def raw_secrets(value, secret_names):
-    """Secret values in module arguments as given, before any validation.
+    """Secret values in module arguments as given, before any validation, whatever their YAML type.
 
     Values of options named in ``secret_names`` and the ``value`` of every
-    ``{key, value}`` item whose key names a sensitive header.
+    ``{key, value}`` item whose key names a sensitive header: a field is secret
+    by what it is, so a number (``value: 987654321``) is as secret as a string.
     """
     found = []
     if isinstance(value, dict):
-        if is_sensitive_name(value.get('key')) and isinstance(value.get('value'), str) and value['value']:
-            found.append(value['value'])
+        if is_sensitive_name(value.get('key')):
+            found.extend(_scalar_texts(value.get('value')))
         for name, item in value.items():
-            if name in secret_names and isinstance(item, (str, int)) and str(item):
-                found.append(str(item))
-            else:
-                found.extend(raw_secrets(item, secret_names))
+            found.extend(_scalar_texts(item) if name in secret_names else raw_secrets(item, secret_names))
     elif isinstance(value, (list, tuple)):
         for item in value:
             found.extend(raw_secrets(item, secret_names))
     return found
+
+
+def _scalar_texts(value):
+    """A secret value as text, as Ansible compares its no_log values (nested values too)."""
+    if isinstance(value, (dict, list, tuple)):
+        return [text for item in (value.values() if isinstance(value, dict) else value) for text in _scalar_texts(item)]
+    return [str(value)] if value is not None and str(value) != '' else []
 
 
 class _CensoringModule(AnsibleModule):

@@ -114,7 +114,9 @@ class MonitorResource(Resource):
         return self.find_by_name(client, values['name'])
 
     def find_by_name(self, client, name):
-        """The monitor named ``name``; the service's search matches substrings, so the match is made here."""
+        """The monitor named ``name`` (trimmed, as the service stores names); the service's search matches
+        substrings, so the match is made here."""
+        name = to_text(name)
         if not name:
             return None
         # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.

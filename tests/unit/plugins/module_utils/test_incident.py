@@ -12,6 +12,7 @@ from urllib.parse import parse_qs
 import pytest
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import (
     INCIDENT,
     INCIDENTS,
@@ -20,10 +21,12 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._incident import
     derived_status,
     duration,
 )
-from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
-from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import ensure_task
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError, to_utc_timestamp
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import ensure_task, info_task
+from ansible_collections.uptime.monitoring.plugins.modules import incident_info
 from ansible_collections.uptime.monitoring.plugins.modules.incident import ARGUMENT_SPEC, IDENTITY
+
+INFO_PARAMS = {name: spec.get('default') for name, spec in incident_info.ARGUMENT_SPEC.items()}
 
 NOW = datetime.datetime(2026, 6, 1, 12, 0, 0)
 OPTIONS = [name for name in ARGUMENT_SPEC if name != 'state']
@@ -331,6 +334,40 @@ def test_appended_comments_keep_the_acknowledgement_and_are_not_appended_twice(e
         again, dummy, writes = run(emulator, client, monitor_id=monitor_id, state=state, comment=text,
                                    comment_mode='append')
         assert not again['changed'] and not writes and again['incident']['comment'] == comment, state
+
+
+def test_appending_an_empty_comment_keeps_the_comment(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00', comment='operator notes')
+    for state in ('present', 'acknowledged'):
+        result, dummy, writes = run(emulator, client, monitor_id=monitor_id, state=state, comment='',
+                                    comment_mode='append')
+        assert result['incident']['comment'] == 'operator notes'
+        assert all('comment' not in write['form'] for write in writes), state
+    stored = emulator.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']
+    assert stored['comment'] == 'operator notes' and stored['acknowledged_at']
+
+
+def test_a_rerun_of_comment_then_append_changes_nothing(emulator, client, monitor_id):
+    """The incident module's EXAMPLES: open, acknowledge with a comment, resolve appending another; twice."""
+    def play():
+        results = [run(emulator, client, monitor='shop', started_at='2026-01-01T10:00:00Z', cause='pool')[0],
+                   run(emulator, client, monitor='shop', state='acknowledged', comment='On it')[0],
+                   run(emulator, client, monitor='shop', state='resolved', comment='Pool raised',
+                       comment_mode='append')[0]]
+        return results
+    first = play()
+    assert [result['changed'] for result in first] == [True, True, True]
+    emulator.clear_log()
+    second = play()
+    assert [result['changed'] for result in second] == [False, False, False]
+    assert not [entry for entry in emulator.log() if entry['method'] != 'GET']
+    assert second[2]['incident']['comment'] == first[2]['incident']['comment']
+
+
+def test_incidents_of_a_monitor_named_with_surrounding_spaces_are_found(emulator, client, monitor_id):
+    incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
+    found = info_task(INCIDENTS, client, dict(INFO_PARAMS, monitor='  shop '))
+    assert [incident['id'] for incident in found['incidents']] == [incident_id]
 
 
 def test_an_appended_comment_over_the_limit_is_refused_before_any_write(emulator, client, monitor_id):

@@ -129,6 +129,18 @@ def test_an_unexpected_defect_ends_in_one_line(emulator, connection, capsys, mon
     assert PRIMARY_KEY not in json.dumps(result)
 
 
+@pytest.mark.parametrize('interval, fault', [(61, None), (60, 500)])
+def test_a_secret_given_as_a_number_is_censored_like_a_string(emulator, connection, capsys, interval, fault):
+    if fault:
+        emulator.fault('status', status=fault, method='POST')
+    args = dict(connection, name='numeric', url='https://n.example.com', interval=interval, retries=0,
+                request_headers=[{'key': 'X-Api-Key', 'value': 987654321}],
+                request_auth_username='ops', request_auth_password=24681357)
+    result = run(monitor.main, args, capsys)
+    assert result['failed'] and 'invocation' in result
+    assert '987654321' not in json.dumps(result) and '24681357' not in json.dumps(result)
+
+
 def test_argument_errors_do_not_echo_sensitive_header_values(emulator, connection, capsys):
     args = dict(connection, name='x', interval=61,
                 request_headers=[{'key': 'Authorization', 'value': 'Bearer topsecret-xyz'}])
