@@ -15,7 +15,7 @@ from __future__ import annotations
 from ._client import UptimeApiError
 from ._connection import account_zone
 from ._resource import Outcome
-from ._schema import ValidationError, record_id, utc_now
+from ._schema import UTC_FORMAT, ValidationError, record_id, utc_now
 
 
 def _mark_written(exc, outcome):
@@ -76,6 +76,8 @@ class Engine:
         self.zone = zone or account_zone(client)
         # The values of the resource's task_options for this task.
         self.options = dict(options or {})
+        # The timestamps of the current ensure that the task chose as now (see _sendable).
+        self._chosen_now = set()
 
     def _path(self, record):
         return '%s/%s' % (self.resource.path, record_id(record))
@@ -94,7 +96,11 @@ class Engine:
             raise UptimeApiError('%s id %s was not found (no %s can be created with a chosen id: %s)'
                                  % (self.resource.noun, identity['id'], self.resource.noun,
                                     self.resource.create_hint), status=404)
+        asked = desired
         desired = self.resource.prepare(desired, located, state, self.now, self.options)
+        now_text = self.now.strftime(UTC_FORMAT)
+        self._chosen_now = {name for name, value in desired.items()
+                            if name not in asked and value == now_text and self.schema.by_name[name].kind == 'timestamp'}
         try:
             if located.record is None:
                 settled = self.resource.settle_missing(self.client, desired, located, state, self.options,
@@ -108,8 +114,10 @@ class Engine:
 
     def create(self, desired):
         """Create a record; after a lost answer or a conflict, converge the one found by natural key."""
+        desired = self._sendable(desired)
         body = self.schema.create_body(desired, self.resource.label(desired))
         predicted = self.schema.created(dict(body, **desired))
+        self.schema.check_required(predicted, self.resource.label(desired))
         self.schema.check_order(predicted, self.now)
         # What the service does not accept on create is set by an update right after it.
         later = {name: value for name, value in desired.items()
@@ -130,7 +138,9 @@ class Engine:
                     exc.message += (': the service failed, and a read shows that nothing was created by this '
                                     'request')
                 raise
-            return Outcome(True, None, *self.update(existing, dict(body, **later))[2:])
+            # Converged to what this task gave, not to the defaults a create must send: the record found may be
+            # another run's, with values this task never asked for.
+            return Outcome(True, None, *self.update(existing, desired)[2:])
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
         record = self.schema.unechoed(record, form, body)
@@ -153,6 +163,7 @@ class Engine:
 
     def update(self, record, desired, ignore=(), fallback=None):
         """Update a record to ``desired`` (``ignore``: names not compared); a lost answer is settled by a read."""
+        desired = self._sendable(desired)
         before = self.schema.current(record, fallback)
         compared = {name: value for name, value in desired.items() if name not in ignore}
         changes = self.schema.differences(compared, before)
@@ -161,6 +172,7 @@ class Engine:
         self.schema.refuse_fixed(changes, before, self.resource.label(record))
         send = self.schema.with_companions(changes, desired, before)
         predicted = dict(before, **send)
+        self.schema.check_required(predicted, self.resource.label(record))
         self.schema.check_order(predicted)
         self.schema.check_order(send, self.now)
         form = self.schema.form(send, self.zone)
@@ -187,6 +199,16 @@ class Engine:
             _mark_written(exc, written)
             raise
         return written
+
+    def _sendable(self, desired):
+        """``desired`` with the times the task chose as now moved to the latest instant the service can be sent.
+
+        In the hour repeated when daylight saving time ends, the service reads a
+        local time as its first occurrence: "now" in the second one cannot be
+        sent, and becomes the last second before it. A time the user gave is never moved.
+        """
+        moved = {name: self.zone.latest_sendable(desired[name]) for name in self._chosen_now if desired.get(name)}
+        return dict(desired, **moved) if moved else desired
 
     def _check_stored(self, sent, stored, record, method, path):
         """Fail when the service stored other values than sent: a write-once value set meanwhile, or a time

@@ -179,6 +179,28 @@ class AccountZone:
                                   % (instant, self.describe(), local, read_back))
         return local
 
+    def latest_sendable(self, instant):
+        """``instant``, or the latest instant before it that the service can be sent in the account's zone.
+
+        Only an instant in the second occurrence of the hour repeated when daylight
+        saving time ends cannot be sent; the latest one before it is the last second
+        of the first occurrence.
+        """
+        zone = self.tzinfo()
+        moment = datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc)
+        first = moment.astimezone(zone).replace(fold=0).astimezone(datetime.timezone.utc)
+        if first == moment:
+            return instant
+        # The second occurrence began between ``first`` (in the first one) and ``moment``: find its first second.
+        low, high = int(first.timestamp()), int(moment.timestamp())
+        while high - low > 1:
+            middle = (low + high) // 2
+            if datetime.datetime.fromtimestamp(middle, zone).fold:
+                high = middle
+            else:
+                low = middle
+        return utc_text(datetime.datetime.fromtimestamp(low, datetime.timezone.utc))
+
     def describe(self):
         """The zone as a message names it, and where it came from."""
         source = 'option account_timezone' if self.given else 'the account\'s setting'
@@ -400,13 +422,17 @@ class Schema:
         return dict(desired, **self.desired(params, zone, kind='timestamp'))
 
     def validate(self, desired):
-        """Refuse, naming the field, what the service would refuse in these values alone."""
+        """Refuse, naming the field, what the service would refuse in these values alone.
+
+        A field another one requires (``required_when``) is refused here only
+        when it is given empty; left out, the record may hold it already, which
+        :meth:`check_required` tells once the record is known.
+        """
         for name, value in desired.items():
             field = self.by_name[name]
             field.validate(value)
-            needed = [other for other in self.fields if other.required_when and other.required_when[0] == name and value in other.required_when[1]]
-            for other in needed:
-                if desired.get(other.name) is None:
+            for other in self._required_by(name, value):
+                if other.name in desired and desired[other.name] is None:
                     raise ValidationError(other.name, 'is required when %s is %s' % (name, value))
             partner = field.together
             if partner is None:
@@ -418,6 +444,18 @@ class Schema:
                 given, empty = (name, partner) if value is not None else (partner, name)
                 raise ValidationError(given, 'set both %s and %s, or clear both with empty strings (%s is empty)'
                                       % (given, empty, empty))
+
+    def _required_by(self, name, value):
+        return [other for other in self.fields
+                if other.required_when and other.required_when[0] == name and value in other.required_when[1]]
+
+    def check_required(self, values, label):
+        """Refuse values a record would hold (created, or updated) that lack a field another one requires."""
+        for name, value in values.items():
+            for other in self._required_by(name, value):
+                if values.get(other.name) is None:
+                    raise ValidationError(other.name, 'is required when %s is %s (%s would have none)'
+                                          % (name, value, label))
 
     def check_order(self, values, now=None, slack=None, local=None):
         """Timestamps in the order the service wants, and none in the future (by more than ``slack``).

@@ -364,6 +364,35 @@ def test_a_rerun_of_comment_then_append_changes_nothing(emulator, client, monito
     assert second[2]['incident']['comment'] == first[2]['incident']['comment']
 
 
+def test_now_works_in_the_hour_repeated_when_daylight_saving_time_ends(emulator, client, monitor_id):
+    """Opening, acknowledging and resolving "now" at 01:30 EST on 2025-11-02 (06:30 UTC, the second 01:30)."""
+    emulator.timezone('America/New_York')
+    repeated = datetime.datetime(2025, 11, 2, 6, 30)
+    zone = account_zone(client, 'America/New_York')
+
+    def now_task(**values):
+        return ensure_task(INCIDENTS, client, params(**values), False, IDENTITY, now=repeated, zone=zone)
+    ongoing = open_incident(emulator, monitor_id, '2025-11-01T23:00:00')  # local time: 2025-11-02T03:00:00Z
+    acknowledged = now_task(monitor_id=monitor_id, state='acknowledged')
+    resolved = now_task(monitor_id=monitor_id, state='resolved')
+    # The last second before the repeated hour's second occurrence: the latest time the service can be sent.
+    assert acknowledged['incident']['acknowledged_at'] == '2025-11-02T05:59:59Z'
+    assert resolved['incident']['ended_at'] == '2025-11-02T05:59:59Z'
+    assert resolved['incident']['id'] == ongoing and resolved['incident']['status'] == 'resolved'
+    stored = emulator.api('GET', '/api/v1/incidents/%d' % ongoing).json['data']
+    assert (to_utc_timestamp(stored['acknowledged_at']), to_utc_timestamp(stored['ended_at'])) == (
+        '2025-11-02T05:59:59Z', '2025-11-02T05:59:59Z')
+    other = int(emulator.api('POST', '/api/v1/monitors', data={
+        'name': 'other', 'url': 'https://o.example.com', 'interval': 60, 'request_method': 'GET',
+        'alert_condition': 'url_unavailable'}).json['data']['id'])
+    opened = now_task(monitor_id=other, cause='opened now')
+    assert opened['changed'] and opened['incident']['started_at'] == '2025-11-02T05:59:59Z'
+    # A time the user gives is never moved: in the second occurrence it is refused, as before.
+    with pytest.raises(ValidationError) as caught:
+        now_task(monitor_id=monitor_id, started_at='2025-11-02T06:15:00Z', cause='given')
+    assert caught.value.field == 'started_at' and 'occurs twice' in str(caught.value)
+
+
 def test_incidents_of_a_monitor_named_with_surrounding_spaces_are_found(emulator, client, monitor_id):
     incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
     found = info_task(INCIDENTS, client, dict(INFO_PARAMS, monitor='  shop '))

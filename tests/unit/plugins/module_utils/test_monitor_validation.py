@@ -34,7 +34,6 @@ def params(**values):
     ({'name': 'x' * 129}, 'name', '1 to 128'),
     ({'url': 'ftp://example.com'}, 'url', 'http://'),
     ({'url': 'not a url'}, 'url', 'http://'),
-    ({'alert_condition': 'url_text'}, 'alert_text_lookup', 'url_text'),
     ({'alert_condition': 'url_no_text', 'alert_text_lookup': ''}, 'alert_text_lookup', 'url_no_text'),
     ({'alert_text_lookup': 'x' * 256}, 'alert_text_lookup', '255'),
     ({'request_auth_username': 'u'}, 'request_auth_password', 'together'),

@@ -12,7 +12,7 @@ from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 from emulator.control import PRIMARY_KEY
 
-from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module
+from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
 
 
@@ -222,6 +222,43 @@ def test_a_404_that_is_not_the_services_is_no_proof_of_absence(emulator, connect
     info = run(monitor_info.main, dict(wrong, id=monitor_id), capsys)
     assert info['failed'] and 'api_url must be the base address' in info['msg']
     assert [record['name'] for record in emulator.api('GET', '/api/v1/monitors').json['data']] == ['kept']
+
+
+def test_url_text_alone_is_taken_when_the_monitor_holds_a_lookup_and_refused_when_none_would(
+        emulator, connection, capsys):
+    base = dict(connection, url='https://t.example.com', interval=60)
+    run(monitor.main, dict(base, name='kept', alert_condition='url_no_text', alert_text_lookup='Error'), capsys)
+    taken = run(monitor.main, dict(base, name='kept', alert_condition='url_text'), capsys)
+    assert taken['changed'] and not taken.get('failed')
+    assert (taken['monitor']['alert_condition'], taken['monitor']['alert_text_lookup']) == ('url_text', 'Error')
+    emulator.clear_log()
+    for args in (dict(base, name='new', alert_condition='url_text'),
+                 dict(base, name='kept', alert_condition='url_text', alert_text_lookup='')):
+        refused = run(monitor.main, args, capsys)
+        assert refused['failed'] and refused['field'] == 'alert_text_lookup'
+        assert 'is required when alert_condition is url_text' in refused['msg']
+    assert emulator.writes() == []
+
+
+def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(emulator, connection, capsys,
+                                                                            monkeypatch):
+    # Another run creates the same monitor between this task's lookup and its create.
+    emulator.api('POST', '/api/v1/monitors', data={
+        'name': 'race', 'url': 'https://r.example.com', 'interval': 300, 'request_method': 'HEAD',
+        'alert_condition': 'url_text', 'alert_text_lookup': 'OK'})
+    found = {'calls': 0}
+    locate = _resource.Resource.locate
+
+    def late_locate(resource, client, identity):
+        found['calls'] += 1
+        return _resource.Located(None) if found['calls'] == 1 else locate(resource, client, identity)
+    monkeypatch.setattr(_resource.Resource, 'locate', late_locate)
+    result = run(monitor.main, dict(connection, name='race', url='https://r.example.com', interval=60), capsys)
+    assert result['changed'] and not result.get('failed')
+    stored = emulator.api('GET', '/api/v1/monitors').json['data']
+    assert len(stored) == 1 and int(stored[0]['interval']) == 60
+    assert (stored[0]['request_method'], stored[0]['alert_condition'], stored[0]['alert_text_lookup']) == (
+        'HEAD', 'url_text', 'OK')
 
 
 def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys):
