@@ -70,7 +70,9 @@ options:
         the one intended fails the task, naming both instants and the zone used. A create that sent timestamps in
         a zone given here reads the record back to check them, one more request.
       - When daylight saving time ends, an hour of local times occurs twice and the service reads such a time as the
-        first. An instant in the second occurrence cannot be sent; the task refuses it before any write.
+        first. An instant you give in the second occurrence cannot be sent; the task refuses it before any write. A
+        time the task chooses itself (now, when an incident is opened, acknowledged or resolved without a time) is
+        then sent as the last second before the second occurrence, the latest time the service can be sent.
     type: str
 requirements:
   - requests

@@ -130,6 +130,13 @@ class MonitorResource(Resource):
     def is_conflict(self, exc):
         return exc.status == 422 and 'name' in exc.field_errors
 
+    def complete(self, client, record):
+        """A created monitor with its status: a create answer may lack it, and only the service knows whether the
+        maintenance window it was given holds now; a monitor created without a window starts ``pending``."""
+        if record.get('status') is None and record.get('maintenance_start_at') and record.get('maintenance_end_at'):
+            record = client.get_or_none('%s/%s' % (self.path, record_id(record))) or record
+        return Resource.complete(self, client, record)
+
     def view(self, values, record=None, located=None):
         """A monitor as the modules return it: option names, normalised, secrets masked."""
         view = MONITOR.masked(dict(values))
