@@ -73,8 +73,10 @@ options:
     type: int
   monitor:
     description:
-      - Exact name of the monitor the incident belongs to, resolved to its id. A name no monitor has is an error
+      - Name of the monitor the incident belongs to, resolved to its id. A name no monitor has is an error
         (with O(state=absent), no change).
+      - The monitor with exactly this name is used; failing that, one whose name differs only in case, as for
+        O(uptime.monitoring.monitor#module:name).
       - With O(id), the incident must belong to this monitor, or the task fails before any change.
     type: str
   started_at:
@@ -144,21 +146,21 @@ EXAMPLES = r'''
     comment_mode: append
   register: resolved
 
-- name: Record a past incident with its end, by monitor id and a local time
+- name: Record a past incident with its end, by monitor id and times with an offset
   uptime.monitoring.incident:
     monitor_id: 7
     started_at: "2026-11-19T23:10:00+01:00"
     ended_at: "2026-11-19T23:40:00+01:00"
     cause: Certificate expired
 
-- name: Delete an incident by id
+- name: Delete an incident by id (no change once it is gone)
   uptime.monitoring.incident:
-    id: "{{ resolved.incident.id }}"
+    id: 3
     state: absent
 
-- name: Open an incident of the shop monitor now (or find the one ongoing)
+- name: Open an incident of the payments monitor now (or find the one ongoing)
   uptime.monitoring.incident:
-    monitor: shop
+    monitor: payments
     cause: Payment provider unreachable
 '''
 

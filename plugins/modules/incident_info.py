@@ -37,7 +37,9 @@ options:
     type: int
   monitor:
     description:
-      - Only incidents of the monitor with exactly this name (resolved to its id first).
+      - Only incidents of the monitor with this name, resolved to its id first.
+      - The monitor with exactly this name is used; failing that, one whose name differs only in case, as for
+        O(uptime.monitoring.monitor#module:name).
     type: str
   search:
     description:

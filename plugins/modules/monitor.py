@@ -181,13 +181,13 @@ EXAMPLES = r'''
 
 - name: Open a maintenance window given as instants (UTC, and an offset)
   uptime.monitoring.monitor:
-    name: shop
+    name: blog
     maintenance_start_at: "2026-12-02T03:00:00Z"
     maintenance_end_at: "2026-12-02T05:30:00+01:00"
 
 - name: Close the maintenance window and pause the monitor
   uptime.monitoring.monitor:
-    name: shop
+    name: staging
     maintenance_start_at: ""
     maintenance_end_at: ""
     paused: true
@@ -199,7 +199,7 @@ EXAMPLES = r'''
 
 - name: Remove a monitor
   uptime.monitoring.monitor:
-    name: shop-eu
+    name: old-shop
     state: absent
 '''
 
@@ -270,7 +270,11 @@ monitor:
     status:
       description:
         - Status reported by the service (pending, online, offline, paused, maintenance).
-        - Null right after a create, whose answer does not carry it, and in check mode the status before the change.
+        - Right after a create, whose answer does not carry it, V(pending), the status the service gives a new monitor
+          (V(paused) for a monitor created paused, which the task pauses after the create). A monitor created with a
+          maintenance window is read back once, so that it shows V(maintenance) when the window holds the time of
+          the create.
+        - In check mode, the status before the change; null for a monitor that check mode would create.
       type: str
     started_at:
       description:

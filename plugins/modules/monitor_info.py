@@ -11,7 +11,7 @@ short_description: Read monitors of the uptime-monitoring service
 version_added: 0.1.0
 description:
   - Lists monitors with the service's filters and sorting, reading every page by default.
-  - Reads one monitor by O(id) or by exact O(name). A monitor that is not found gives an empty list, not a failure.
+  - Reads one monitor by O(id) or by O(name). A monitor that is not found gives an empty list, not a failure.
   - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), to bring an
     existing account under code.
 author:
@@ -32,7 +32,11 @@ options:
     type: int
   name:
     description:
-      - Exact name of one monitor to read (the service's search matches substrings; this option keeps only the exact match).
+      - Name of one monitor to read. The service's search matches substrings; this option keeps one monitor of
+        the result, never a monitor whose name only contains O(name).
+      - The monitor with exactly this name is read; failing that, one whose name differs only in case, since the
+        service may hold names unique regardless of case. Leading and trailing spaces are ignored, as the service
+        trims them.
     type: str
   search:
     description:

@@ -188,6 +188,13 @@ EXAMPLES = r'''
         url: https://blog.example.com/
         interval: 300
 
+- name: Delete two monitors
+  uptime.monitoring.monitors:
+    state: deleted
+    config:
+      - name: old-shop
+      - name: old-blog
+
 - name: The account holds exactly these monitors (every other one is deleted)
   uptime.monitoring.monitors:
     state: overridden
@@ -200,13 +207,6 @@ EXAMPLES = r'''
   check_mode: true
   diff: true
   register: plan
-
-- name: Delete two monitors
-  uptime.monitoring.monitors:
-    state: deleted
-    config:
-      - name: old-shop
-      - name: old-blog
 
 - name: Export the account
   uptime.monitoring.monitors:

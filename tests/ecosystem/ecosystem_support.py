@@ -37,6 +37,10 @@ class PlaybookRun:
         """Total number of changed tasks over all hosts."""
         return sum(host['changed'] for host in self.recap.values())
 
+    def failed(self):
+        """Total number of failed tasks over all hosts."""
+        return sum(host['failed'] for host in self.recap.values())
+
     def __repr__(self):
         return 'PlaybookRun(rc=%d, command=%r)\n%s' % (self.rc, self.command, self.output)
 
@@ -96,6 +100,14 @@ class Ansible:
         with open(path, 'w', encoding='utf-8') as handle:
             handle.write(text)
         return path
+
+
+def assert_changed_nothing(run):
+    """A run (usually the second with the same arguments) that succeeded and, per its PLAY RECAP, changed nothing
+    and failed nothing on any host (and ran on at least one)."""
+    assert run.rc == 0, run
+    assert run.recap, run
+    assert run.changed() == 0 and run.failed() == 0, run
 
 
 def records(emulator, path, api_key=PRIMARY_KEY, **params):

@@ -4,8 +4,9 @@ ansible_eda.event), run as a collection playbook against the emulator."""
 from __future__ import annotations
 
 import json
+import re
 
-from ecosystem_support import create_incident, create_monitor
+from ecosystem_support import assert_changed_nothing, create_incident, create_monitor
 
 
 def event_vars(monitor_id, rule='Acknowledge the incident of a monitor that went offline'):
@@ -32,8 +33,28 @@ def test_the_event_names_the_monitor_whose_incident_is_acknowledged(ansible, emu
 
     emulator.clear_log()
     again = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event_vars(shop['id']))
-    assert again.changed() == 0, again
+    assert_changed_nothing(again)
     assert emulator.writes() == []
+
+
+def test_the_note_is_appended_to_an_operators_comment(ansible, emulator):
+    """An operator's comment on the incident survives the acknowledgement; a second run appends nothing."""
+    shop = create_monitor(emulator, 'shop')
+    note = 'Known: the payment provider is down, see status.example.com'
+    ongoing = create_incident(emulator, shop['id'], '2026-01-11T08:00:00', comment=note)
+
+    run = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event_vars(shop['id']))
+    assert run.changed() == 1
+    incident = emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']
+    assert incident['status'] == 'acknowledged'
+    assert re.fullmatch(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', incident['comment'],
+                        re.DOTALL).groups() == (note, 'Acknowledged by Event-Driven Ansible: '
+                                                      'Acknowledge the incident of a monitor that went offline'), incident['comment']
+
+    emulator.clear_log()
+    assert_changed_nothing(ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event_vars(shop['id'])))
+    assert emulator.writes() == []
+    assert emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']['comment'] == incident['comment']
 
 
 def test_a_monitor_without_an_ongoing_incident_is_left_alone(ansible, emulator):

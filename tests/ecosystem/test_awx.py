@@ -13,13 +13,14 @@ import pytest
 import yaml
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from ecosystem_support import OTHER_KEY, PRIMARY_KEY, REPO_ROOT, create_monitor
+from ecosystem_support import OTHER_KEY, PRIMARY_KEY, REPO_ROOT, assert_changed_nothing, create_monitor
 
 CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'awx', 'credential_type.yml')
 CONNECTION_DOC = os.path.join(REPO_ROOT, 'plugins', 'doc_fragments', 'connection.py')
 
 # A stand-in for an awx.awx module: records the arguments it was given (one JSON line each) in the file
-# named by AWX_STUB_RECORD, and reports a change.
+# named by AWX_STUB_RECORD, and, like the real modules, reports a change unless the last call for the same
+# object (module and name) was given the same arguments.
 STUB_MODULE = '''#!/usr/bin/python
 from __future__ import annotations
 
@@ -29,13 +30,22 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 
 SPEC = %s
+MODULE = %r
 
 
 def main():
     module = AnsibleModule(argument_spec=SPEC)
-    with open(os.environ['AWX_STUB_RECORD'], 'a', encoding='utf-8') as handle:
-        handle.write(json.dumps({'module': %r, 'params': module.params}) + '\\n')
-    module.exit_json(changed=True)
+    path = os.environ['AWX_STUB_RECORD']
+    previous = None
+    if os.path.exists(path):
+        with open(path, encoding='utf-8') as handle:
+            for line in handle:
+                call = json.loads(line)
+                if call['module'] == MODULE and call['params']['name'] == module.params['name']:
+                    previous = call['params']
+    with open(path, 'a', encoding='utf-8') as handle:
+        handle.write(json.dumps({'module': MODULE, 'params': module.params}) + '\\n')
+    module.exit_json(changed=module.params != previous)
 
 
 if __name__ == '__main__':
@@ -132,9 +142,10 @@ def test_registration_playbook_passes_the_type_unchanged(ansible):
                       STUB_MODULE % (repr(spec), name))
     record = os.path.join(ansible.workdir, 'awx-calls.jsonl')
 
-    ansible.playbook('uptime.monitoring.awx_credential_type', '-e', 'uptime_credential_name=phpUptime production',
-                     '-e', 'uptime_credential_url=https://uptime.example.com', '-e', 'uptime_credential_api_key=s3cr3t',
-                     collections=[stubs], env={'AWX_STUB_RECORD': record})
+    arguments = ('-e', 'uptime_credential_name=phpUptime production', '-e', 'uptime_credential_url=https://uptime.example.com',
+                 '-e', 'uptime_credential_api_key=s3cr3t')
+    first = ansible.playbook('uptime.monitoring.awx_credential_type', *arguments, collections=[stubs], env={'AWX_STUB_RECORD': record})
+    assert first.changed() == 2, first
 
     with open(record, encoding='utf-8') as handle:
         calls = [json.loads(line) for line in handle]
@@ -152,6 +163,12 @@ def test_registration_playbook_passes_the_type_unchanged(ansible):
     assert credential['credential_type'] == credential_type['name']
     assert credential['organization'] == 'Default'
     assert credential['inputs'] == {'url': 'https://uptime.example.com', 'api_key': 's3cr3t', 'skip_tls_verify': False}
+
+    # Run again: the same arguments reach AWX, so (with the real modules, which compare) nothing changes.
+    assert_changed_nothing(ansible.playbook('uptime.monitoring.awx_credential_type', *arguments, collections=[stubs],
+                                            env={'AWX_STUB_RECORD': record}))
+    with open(record, encoding='utf-8') as handle:
+        assert [json.loads(line) for line in handle][2:] == calls
 
 
 def test_registration_playbook_without_a_credential(ansible):

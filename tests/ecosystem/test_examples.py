@@ -1,6 +1,8 @@
 """The EXAMPLES of every module are real: each module's EXAMPLES block is taken from its source, run as the
 tasks of one playbook against the emulator (after seeding the records the examples refer to, ids
-included), and what the examples did to the account is checked.
+included), and what the examples did to the account is checked. Then the same playbook runs again: a user
+who re-runs the examples as written changes nothing (changed=0, failed=0, no write), and the account is as
+the first run left it.
 
 A new module needs an entry in SPECS (the test that compares SPECS with plugins/modules/ says so)."""
 
@@ -12,7 +14,15 @@ import os
 import pytest
 import yaml
 
-from ecosystem_support import REPO_ROOT, create_incident, create_monitor, monitors_by_name, records
+from ecosystem_support import (
+    REPO_ROOT,
+    assert_changed_nothing,
+    create_incident,
+    create_monitor,
+    monitors_by_name,
+    records,
+    update_monitor,
+)
 
 MODULES_DIR = os.path.join(REPO_ROOT, 'plugins', 'modules')
 
@@ -46,18 +56,27 @@ def seed_monitors_up_to(emulator, monitor_id, named):
 # looks at the account afterwards.
 
 def seed_monitor(emulator):
-    # "Rename a monitor by id" renames monitor 42.
-    seed_monitors_up_to(emulator, 42, {42: 'shop-old'})
+    # The maintenance examples address blog and staging (staging has a window to close), "Rename a monitor by id"
+    # renames monitor 42 and "Remove a monitor" removes old-shop.
+    created = seed_monitors_up_to(emulator, 42, {1: 'blog', 2: 'staging', 3: 'old-shop', 42: 'shop-old'})
+    update_monitor(emulator, created['staging']['id'], maintenance_start_at='2026-10-01T01:00:00',
+                   maintenance_end_at='2026-10-01T02:00:00')
 
 
 def check_monitor(emulator, workdir):  # pylint: disable=unused-argument
     monitors = monitors_by_name(emulator)
     shop = monitors['shop']
-    assert shop['status'] == 'paused'
-    assert (shop['maintenance_start_at'], shop['maintenance_end_at']) == (None, None)
+    assert shop['status'] != 'paused'
+    # The account's time zone is UTC: the local times are stored as they are.
+    assert (shop['maintenance_start_at'][:19], shop['maintenance_end_at'][:19]) == ('2026-12-01T22:00:00', '2026-12-01T23:30:00')
     assert sorted(alert['key'] for alert in shop['alerts']) == ['email', 'slack']
-    assert 'shop-eu' not in monitors and 'shop-old' not in monitors
-    assert all(int(record['id']) != 42 for record in monitors.values())
+    blog = monitors['blog']
+    assert (blog['maintenance_start_at'][:19], blog['maintenance_end_at'][:19]) == ('2026-12-02T03:00:00', '2026-12-02T04:30:00')
+    staging = monitors['staging']
+    assert staging['status'] == 'paused'
+    assert (staging['maintenance_start_at'], staging['maintenance_end_at']) == (None, None)
+    assert int(monitors['shop-eu']['id']) == 42 and 'shop-old' not in monitors
+    assert 'old-shop' not in monitors
 
 
 def seed_monitor_info(emulator):
@@ -73,7 +92,8 @@ def check_monitor_info(emulator, workdir):  # pylint: disable=unused-argument
 
 
 def seed_monitors(emulator):
-    create_monitor(emulator, 'legacy')
+    for name in ('legacy', 'old-shop', 'old-blog'):
+        create_monitor(emulator, name)
 
 
 def check_monitors(emulator, workdir):
@@ -84,17 +104,30 @@ def check_monitors(emulator, workdir):
 
 
 def seed_incident(emulator):
-    # "Record a past incident ... by monitor id" uses monitor 7, which is not the shop.
-    seed_monitors_up_to(emulator, 7, {1: 'shop', 7: 'api'})
+    # "Record a past incident ... by monitor id" uses monitor 7, which is not the shop; "Delete an incident by id"
+    # deletes incident 3, one of the blog's past incidents.
+    created = seed_monitors_up_to(emulator, 7, {1: 'shop', 2: 'payments', 3: 'blog', 7: 'api'})
+    for day in (1, 2, 3):
+        incident = create_incident(emulator, created['blog']['id'], '2026-10-%02dT08:00:00' % day,
+                                   ended_at='2026-10-%02dT08:30:00' % day, cause='Timeout')
+        assert int(incident['id']) == day, 'the emulator numbers incidents from 1 after a reset'
 
 
 def check_incident(emulator, workdir):  # pylint: disable=unused-argument
     incidents = records(emulator, '/api/v1/incidents')
+
+    def of(name):
+        return [incident for incident in incidents if incident['monitor']['name'] == name]
+
     assert [(incident['monitor']['id'], incident['started_at'][:19], incident['status'], incident['duration'])
-            for incident in incidents if incident['monitor']['name'] != 'shop'] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
-    # The shop's resolved incident was deleted; the last example opened a new one, started now.
-    assert [(incident['cause'], incident['status']) for incident in incidents if incident['monitor']['name'] == 'shop'] == [
-        ('Payment provider unreachable', 'unresolved')]
+            for incident in of('api')] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
+    # The shop's incident was opened, acknowledged and resolved once, the comments of both kept.
+    assert [(incident['started_at'][:19], incident['cause'], incident['status']) for incident in of('shop')] == [
+        ('2026-11-20T08:15:00', 'Database connection pool exhausted', 'resolved')]
+    # Incident 3 was deleted, the blog's others are left; the payments monitor has one incident, started now.
+    assert sorted(int(incident['id']) for incident in of('blog')) == [1, 2]
+    assert [(incident['cause'], incident['status']) for incident in of('payments')] == [('Payment provider unreachable', 'unresolved')]
+    assert len(incidents) == 5
 
 
 def seed_incident_info(emulator):
@@ -121,15 +154,15 @@ SPECS = {
         "exported.export_omitted.admin | sort == ['request_auth_password', 'request_auth_username']",
     ]),
     'monitors': dict(seed=seed_monitors, check=check_monitors, vars={
+        # The monitors the first example made, as an inventory would list them: the sync keeps them as they are.
         'monitors_from_inventory': [
-            {'name': 'shop', 'url': 'https://shop.example.com/health', 'interval': 60},
+            {'name': 'shop', 'url': 'https://shop.example.com/health', 'interval': 60,
+             'alerts': [{'key': 'email', 'value': 'oncall@example.com'}]},
             {'name': 'blog', 'url': 'https://blog.example.com/', 'interval': 300},
-            {'name': 'old-shop', 'url': 'https://old-shop.example.com/', 'interval': 3600},
-            {'name': 'old-blog', 'url': 'https://old-blog.example.com/', 'interval': 3600},
         ],
     }, asserts=[
         "not plan.changed",
-        "plan.summary.unchanged == 4",
+        "plan.summary.unchanged == 2",
         "account.gathered | map(attribute='name') | list == ['blog', 'shop']",
     ]),
     'incident': dict(seed=seed_incident, check=check_incident, vars={}, asserts=[
@@ -178,4 +211,12 @@ def test_examples(ansible, emulator, module):
     for name in names:  # every example ran (none was skipped or left out)
         assert 'TASK [%s]' % name in run.output, run
     assert 'skipping:' not in run.output, run
+    spec['check'](emulator, ansible.workdir)
+
+    # Run as written once more: nothing changes, nothing fails, nothing is written, the account is as it was.
+    emulator.clear_log()
+    again = ansible.playbook(playbook, '--diff')
+    assert_changed_nothing(again)
+    assert 'skipping:' not in again.output, again
+    assert emulator.writes() == [], again
     spec['check'](emulator, ansible.workdir)

@@ -1,15 +1,19 @@
 """Run each example playbook of playbooks/ (as a collection playbook, uptime.monitoring.NAME) against the
-emulator and check what it did to the account."""
+emulator and check what it did to the account. Each runs a second time with the same arguments: that run
+changes nothing and fails nothing (changed=0, failed=0 in the PLAY RECAP) and writes nothing, except
+rolling_deploy, whose every run pauses and resumes the monitors around the deploy it makes (see its test)."""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 import yaml
 
 from ecosystem_support import (
     OTHER_KEY,
+    assert_changed_nothing,
     create_incident,
     create_monitor,
     monitors_by_name,
@@ -77,7 +81,8 @@ def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
 
     emulator.clear_log()
     second = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers', inventory=inventory)
-    assert second.changed() == 0, second
+    assert_changed_nothing(second)
+    assert sorted(second.recap) == ['web1.example.com', 'web2.example.com', 'web3.example.com']
     assert emulator.writes() == []
 
     # A host leaves monitoring; the others are left alone.
@@ -127,6 +132,18 @@ def test_rolling_deploy_pauses_and_restores(ansible, emulator):
     assert monitors['web2.example.com']['status'] == 'paused'
     assert [entry['form'].get('pause') for entry in writes_to(emulator, web1['id'])] == ['1', '0']
     assert writes_to(emulator, web2['id']) == []  # already paused: nothing to pause, nothing to resume
+
+    # Every run is a deploy: a second one (with deploy tasks that change nothing themselves) pauses and resumes
+    # web1 again, two true changes and no failure, and leaves every monitor as it found it. Nothing else changes.
+    noop_deploy = ansible.write('noop-deploy.yml', '- name: Deploy nothing\n  ansible.builtin.debug:\n    msg: deployed\n')
+    emulator.clear_log()
+    again = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers',
+                             '-e', 'deploy_tasks_file=%s' % noop_deploy, inventory=inventory)
+    assert {host: (counts['changed'], counts['failed']) for host, counts in again.recap.items()} == {
+        'web1.example.com': (2, 0), 'web2.example.com': (0, 0), 'web3.example.com': (0, 0)}, again
+    assert [entry['form'].get('pause') for entry in emulator.writes()] == ['1', '0']
+    assert {name: monitor['status'] for name, monitor in monitors_by_name(emulator).items()} == {
+        name: monitor['status'] for name, monitor in monitors.items()}
 
 
 def test_rolling_deploy_restores_after_a_failed_deploy(ansible, emulator):
@@ -234,18 +251,45 @@ def test_respond_to_incident_acknowledge_then_resolve(ansible, emulator):
     assert (incident['status'], incident['comment'], incident['ended_at']) == ('acknowledged', 'On it', None)
     assert 'Incident %d of shop (started 2026-01-11T08:00:00Z) is acknowledged.' % ongoing['id'] in acknowledged.output
 
+    emulator.clear_log()
+    assert_changed_nothing(ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
+                                            '-e', '{"uptime_incident_comment": "On it"}'))
+    assert emulator.writes() == []
+
     resolved = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
                                 '-e', 'uptime_incident_action=resolve', '-e', '{"uptime_incident_comment": "Pool size raised"}')
     assert resolved.changed() == 1
     incident = emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']
-    assert (incident['status'], incident['comment']) == ('resolved', 'Pool size raised')
+    # The resolution's note is appended: the acknowledgement's comment is kept.
+    assert incident['status'] == 'resolved'
+    assert APPENDED.fullmatch(incident['comment']).groups() == ('On it', 'Pool size raised'), incident['comment']
     assert incident['acknowledged_at'] is not None and incident['ended_at'] is not None
 
     emulator.clear_log()
     again = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
                              '-e', 'uptime_incident_action=resolve', '-e', '{"uptime_incident_comment": "Pool size raised"}')
-    assert again.changed() == 0, again
+    assert_changed_nothing(again)
     assert emulator.writes() == []
+    assert emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']['comment'] == incident['comment']
+
+
+def test_respond_to_incident_resolve_keeps_the_operators_comment(ansible, emulator):
+    shop = create_monitor(emulator, 'shop')
+    note = 'Failed over to the replica; do not restart the primary'
+    ongoing = create_incident(emulator, shop['id'], '2026-01-11T08:00:00', acknowledged_at='2026-01-11T08:05:00', comment=note)
+
+    for run in range(2):
+        emulator.clear_log()
+        resolved = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
+                                    '-e', 'uptime_incident_action=resolve', '-e', '{"uptime_incident_comment": "Primary rebuilt"}')
+        incident = emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']
+        assert incident['status'] == 'resolved'
+        assert APPENDED.fullmatch(incident['comment']).groups() == (note, 'Primary rebuilt'), incident['comment']
+        if run:  # the second run appends nothing
+            assert_changed_nothing(resolved)
+            assert emulator.writes() == []
+        else:
+            assert resolved.changed() == 1
 
 
 def test_respond_to_incident_resolve_acknowledges_first(ansible, emulator):
@@ -310,6 +354,10 @@ def seed_account(emulator):
     create_incident(emulator, shop['id'], '2026-01-12T08:00:00', cause='Timeouts')
 
 
+# A comment with a note appended by comment_mode append: the earlier comment, then the note after a UTC time stamp.
+APPENDED = re.compile(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', re.DOTALL)
+
+
 def comparable(monitor):
     keys = ('url', 'interval', 'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster', 'status',
             'request_auth_username', 'maintenance_start_at', 'maintenance_end_at')
@@ -341,6 +389,11 @@ def test_export_then_import_into_another_account(ansible, emulator):
         {'monitor': 'shop', 'started_at': '2026-01-12T08:00:00Z', 'cause': 'Timeouts'},
     ]
 
+    # Exported again from the same account: the same file, left as it is.
+    assert_changed_nothing(ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=export/account.yml'))
+    with open(path, encoding='utf-8') as handle:
+        assert handle.read() == text
+
     # The other account gets the same monitors (less the secrets) and incidents.
     imported = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                                 api_key=OTHER_KEY)
@@ -360,7 +413,7 @@ def test_export_then_import_into_another_account(ansible, emulator):
     emulator.clear_log()
     again = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                              api_key=OTHER_KEY)
-    assert again.changed() == 0, again
+    assert_changed_nothing(again)
     assert emulator.writes() == []
 
 
@@ -430,8 +483,42 @@ def test_health_check_of_offline_hosts(ansible, emulator):
     again = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
                              '-e', 'uptime_health_resolve=true', inventory=inventory)
     assert sorted(again.recap) == ['broken']
-    assert again.changed() == 0
+    assert_changed_nothing(again)
     assert emulator.writes() == []
+
+
+def test_health_check_appends_its_note_to_an_operators_comment(ansible, emulator):
+    """The play's notes are appended: what an operator wrote on an incident survives, and a second run appends nothing."""
+    recovered = create_monitor(emulator, 'recovered', url=emulator.url + '/_emulator/')
+    broken = create_monitor(emulator, 'broken', url=emulator.url + '/_emulator/missing')
+    # One operator acknowledged the recovered monitor's incident with a note; another noted something on the broken
+    # monitor's incident without acknowledging it.
+    recovered_note = 'Investigating: the load balancer drops health checks'
+    broken_note = 'Vendor ticket 4711 opened'
+    recovered_incident = create_incident(emulator, recovered['id'], '2026-01-11T08:00:00', acknowledged_at='2026-01-11T08:10:00',
+                                         comment=recovered_note)
+    broken_incident = create_incident(emulator, broken['id'], '2026-01-11T09:00:00', comment=broken_note)
+    inventory = ansible.write('production.uptime.yml', HEALTH_INVENTORY)
+
+    def comments():
+        return {incident_id: emulator.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']['comment']
+                for incident_id in (recovered_incident['id'], broken_incident['id'])}
+
+    acted = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
+                             '-e', 'uptime_health_resolve=true', inventory=inventory)
+    assert acted.changed() == 2
+    after = comments()
+    assert APPENDED.fullmatch(after[recovered_incident['id']]).groups() == (
+        recovered_note, 'Health check: %s/_emulator/ answers again (HTTP 200).' % emulator.url), after
+    assert APPENDED.fullmatch(after[broken_incident['id']]).groups() == (
+        broken_note, 'Health check: %s/_emulator/missing still fails (HTTP 404).' % emulator.url), after
+
+    emulator.clear_log()
+    again = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
+                             '-e', 'uptime_health_resolve=true', inventory=inventory)
+    assert_changed_nothing(again)
+    assert emulator.writes() == []
+    assert comments() == after
 
 
 def test_health_check_with_nothing_offline(ansible, emulator):
@@ -440,3 +527,25 @@ def test_health_check_with_nothing_offline(ansible, emulator):
     run = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
     assert run.recap == {}
     assert 'skipping: no hosts matched' in run.output
+
+
+def test_demo_kept_then_run_again_changes_nothing(ansible, emulator):
+    """The demo as scripts/demo.sh runs it, with its monitors kept (demo_cleanup=false): a second run changes nothing.
+    By default it removes them at the end."""
+    first = ansible.playbook('uptime.monitoring.demo', '-e', 'demo_cleanup=false')
+    assert first.changed() > 0
+    monitors = monitors_by_name(emulator)
+    assert sorted(monitors) == ['demo-api', 'demo-blog', 'demo-shop']
+    incidents = records(emulator, '/api/v1/incidents')
+    assert [(incident['monitor']['name'], incident['status'], incident['cause']) for incident in incidents] == [
+        ('demo-shop', 'resolved', 'Checkout answers 502')]
+    assert APPENDED.fullmatch(incidents[0]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[0]
+
+    emulator.clear_log()
+    assert_changed_nothing(ansible.playbook('uptime.monitoring.demo', '-e', 'demo_cleanup=false'))
+    assert emulator.writes() == []
+    assert records(emulator, '/api/v1/incidents') == incidents
+
+    cleaned = ansible.playbook('uptime.monitoring.demo')
+    assert cleaned.changed() == 1, cleaned  # only the task that removes the monitors
+    assert monitors_by_name(emulator) == {}

@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
+import re
 
 import pytest
 from ansible.module_utils import _internal as module_internal
@@ -14,6 +17,9 @@ from emulator.control import PRIMARY_KEY
 
 from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
+
+
+TRANSPORT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'transport.md')
 
 
 def run(module_main, args, capsys, check_mode=False):
@@ -261,6 +267,17 @@ def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(em
         'HEAD', 'url_text', 'OK')
 
 
+def test_a_monitor_created_inside_its_maintenance_window_shows_maintenance(emulator, connection, capsys):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    window = dict(maintenance_start_at=(now - datetime.timedelta(hours=1)).strftime('%Y-%m-%dT%H:%M:%SZ'),
+                  maintenance_end_at=(now + datetime.timedelta(hours=1)).strftime('%Y-%m-%dT%H:%M:%SZ'))
+    created = run(monitor.main, dict(connection, name='quiet', url='https://q.example.com', interval=60,
+                                     **window), capsys)
+    assert created['changed'] and created['monitor']['status'] == 'maintenance'
+    later = run(monitor.main, dict(connection, name='plain', url='https://p.example.com', interval=60), capsys)
+    assert later['monitor']['status'] == 'pending'
+
+
 def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys):
     emulator.fault('status', status=503, method='POST')
     result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60), capsys)
@@ -286,6 +303,24 @@ def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, con
     paused = run(monitor.main, dict(connection, name='resting', url='https://rest.example.com', interval=60,
                                     paused=True), capsys)
     assert paused['monitor']['status'] == 'paused'
+    # Check mode creates nothing: no status yet.
+    planned = run(monitor.main, dict(connection, name='planned', url='https://planned.example.com', interval=60), capsys,
+                  check_mode=True)
+    assert planned['changed'] and planned['monitor']['status'] is None
+
+
+def test_monitor_info_by_name_reads_the_exact_name_else_one_that_differs_only_in_case(emulator, connection, capsys):
+    for name in ('shop', 'shop-eu', 'Blog'):
+        emulator.api('POST', '/api/v1/monitors', data=dict(name=name, url='https://%s.example.com/' % name.lower(), interval=60,
+                                                           request_method='GET', alert_condition='url_unavailable'))
+
+    def names(name):
+        return [found['name'] for found in run(monitor_info.main, dict(connection, name=name), capsys)['monitors']]
+
+    assert names('shop') == ['shop']  # not shop-eu, which the service's substring search also finds
+    assert names(' shop ') == ['shop']  # trimmed, as the service stores names
+    assert names('blog') == ['Blog'] and names('BLOG') == ['Blog']  # no exact match: the one that differs only in case
+    assert names('sho') == [] and names('shop-e') == []
 
 
 def test_a_missing_ca_path_fails_before_any_request(emulator, connection, capsys, tmp_path):
@@ -307,3 +342,25 @@ def test_transport_warnings_reach_the_result(connection, capsys):
     texts = [str(warning) for warning in result.get('warnings', [])]
     assert result['failed'] and 'cannot resolve the host name of http://uptime.invalid:80' in result['msg']
     assert len(texts) == 1 and 'travel unencrypted' in texts[0]
+
+
+def test_docs_transport_quotes_the_failure_messages_as_the_modules_give_them(emulator, connection, capsys):
+    """docs/transport.md ("What a failure message names") quotes these endings word for word."""
+    with open(TRANSPORT_DOC, encoding='utf-8') as handle:
+        doc = ' '.join(handle.read().split())
+    base = dict(connection, url='https://d.example.com', interval=60, retries=0)
+
+    wrong = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', id=7), capsys)['msg']
+    assert wrong.startswith('GET /uptime/api/v1/monitors/7 failed: ')
+    assert wrong[wrong.index('HTTP 404'):] in doc, wrong
+
+    emulator.fault('status', status=500, method='PUT')
+    half = run(monitor.main, dict(base, name='half', paused=True), capsys)
+    assert half['changed'] is True
+    created = re.sub(r'\(id [0-9]+\)', '(id 2)', half['msg'][half['msg'].index('(before this failure'):])
+    assert created in doc, half['msg']
+
+    emulator.fault('status', status=500, method='PUT')
+    unapplied = run(monitor.main, dict(base, name='half', interval=300), capsys)
+    assert unapplied['failed'] and not unapplied.get('changed')
+    assert re.sub(r'/[0-9]+ failed', '/7 failed', unapplied['msg']) in doc, unapplied['msg']
