@@ -202,8 +202,8 @@ def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, conne
 
 
 @pytest.mark.parametrize('method, args', [('POST', {}), ('PUT', {'interval': 300}), ('DELETE', {'state': 'absent'})])
-def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(emulator, connection, capsys,
-                                                                               method, args):
+def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(
+        emulator, connection, capsys, method, args):
     base = dict(connection, name='firm', url='https://f.example.com', interval=60, retries=0)
     if method != 'POST':
         run(monitor.main, base, capsys)
@@ -246,8 +246,8 @@ def test_url_text_alone_is_taken_when_the_monitor_holds_a_lookup_and_refused_whe
     assert emulator.writes() == []
 
 
-def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(emulator, connection, capsys,
-                                                                            monkeypatch):
+def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(
+        emulator, connection, capsys, monkeypatch):
     # Another run creates the same monitor between this task's lookup and its create.
     emulator.api('POST', '/api/v1/monitors', data={
         'name': 'race', 'url': 'https://r.example.com', 'interval': 300, 'request_method': 'HEAD',
