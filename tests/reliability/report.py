@@ -34,7 +34,7 @@ VARIANTS = (
     ('answer lost', 'Writes only: the service did the work, then the fault replaced its answer.'),
     ('fault persists', 'The fault answers every attempt (1 + 2 retries).'),
 )
-GOOD_OUTCOMES = ('recovered', 'failed', 'failed, may be applied')
+GOOD_OUTCOMES = ('recovered', 'failed', 'failed, may be applied', 'failed, write reported')
 
 sys.path.insert(0, HERE)
 import known_issues  # noqa: E402  pylint: disable=wrong-import-position
@@ -127,9 +127,9 @@ def headline(groups):
     transport = groups['transport']
     return [
         ['Fault matrix', '%d cells: %d recovered, %d failed with a clear message and no change, %d failed saying '
-                         'the write may have been applied, %d with a defect%s' % (
+                         'the write may have been applied, %d failed after a write they report, %d with a defect%s' % (
                              len(matrix), counts.get('recovered', 0), counts.get('failed', 0),
-                             counts.get('failed, may be applied', 0), len(bad),
+                             counts.get('failed, may be applied', 0), counts.get('failed, write reported', 0), len(bad),
                              ' (%s)' % counted(collections.Counter('%s%s' % (row['outcome'], issue_note(row))
                                                                    for row in bad)) if bad else '')],
         ['Transport security', '%d clients x %d cases against the HTTPS emulator: %d as required, %d with a defect' % (
@@ -227,14 +227,17 @@ second page of a list. The outcome is one of:
 * **recovered**: the task succeeded and the service holds exactly what was asked, no duplicate;
 * **failed**: the task failed with one line naming the method, the path, the status and the service's
   message (when there was an answer), and the service is unchanged;
-* **failed, may be applied**: the task failed, the write did reach the service, and the message says so.
+* **failed, may be applied**: the task failed, the write did reach the service, and the message says so;
+* **failed, write reported**: the task failed after a write the service accepted (a create whose pause
+  then failed): it reports `changed`, and its message names what it wrote.
 
 Anything else is a defect: a traceback, a success that did not reach the asked state, an unclear
 message, or a **hidden change** (the task failed, the service changed, and the message does not say
 so). After every cell the same task runs again without a fault: it must succeed, reach the asked state
 and never send a second POST for a record the first run created. The slow answer is 1.6 s against a
-1 s timeout; the HTML page comes with status 200; the client's own backoff is divided by 10 to keep
-the matrix quick (waits the service asks for, `Retry-After`, are kept).
+1 s timeout; the HTML page comes with status 200, and the proxy's 404 is an HTML page too; the client's
+own backoff is divided by 10 to keep the matrix quick (waits the service asks for, `Retry-After`, are
+kept).
 
 The last three columns run against the emulator serving HTTPS with a test CA (`ca_path` set to it):
 the connection that would carry the operation has its handshake refused with a TLS alert, or meets an
