@@ -111,6 +111,8 @@ class UptimeModule:
             self.ansible.fail_json(msg=missing_required_lib('requests'), exception=str(REQUESTS_IMPORT_ERROR))
         try:
             self.params.update(checked({name: self.params[name] for name in CONNECTION_OPTIONS}))
+            # Ansible knows the key as given; trimmed, it is another string to censor.
+            self.hide([self.params['api_key']])
             self.client = connect(self.params)
             self.zone = account_zone(self.client, self.params['account_timezone'])
         except ValidationError as exc:
