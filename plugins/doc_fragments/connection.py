@@ -72,7 +72,9 @@ options:
       - When daylight saving time ends, an hour of local times occurs twice and the service reads such a time as the
         first. An instant you give in the second occurrence cannot be sent; the task refuses it before any write. A
         time the task chooses itself (now, when an incident is opened, acknowledged or resolved without a time) is
-        then sent as the last second before the second occurrence, the latest time the service can be sent.
+        then sent as the last second before the second occurrence, the latest time the service can be sent; when
+        that time does not fit (an incident that itself began in the second occurrence cannot end before it), the
+        task fails before any write, saying from when it can run.
     type: str
 requirements:
   - requests

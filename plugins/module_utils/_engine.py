@@ -49,10 +49,16 @@ def confirm_after_ambiguity(write, confirm):
         found, confirmed = confirm()
         if found == APPLIED:
             return confirmed
-        if found == UNAPPLIED and answered_by_service(exc):
-            exc.ambiguous = False
-            exc.message += ': the service failed, and a read shows that nothing was changed by this request'
+        if found == UNAPPLIED:
+            _settle_unapplied(exc, 'changed')
         raise
+
+
+def _settle_unapplied(exc, what):
+    """An ambiguous ``exc`` after which a read shows nothing ``what`` (changed, created): say so, when that is proof."""
+    if exc.ambiguous and answered_by_service(exc):
+        exc.ambiguous = False
+        exc.message += ': the service failed, and a read shows that nothing was %s by this request' % what
 
 
 def answered_by_service(exc):
@@ -118,7 +124,7 @@ class Engine:
         body = self.schema.create_body(desired, self.resource.label(desired))
         predicted = self.schema.created(dict(body, **desired))
         self.schema.check_required(predicted, self.resource.label(desired))
-        self.schema.check_order(predicted, self.now)
+        self._check_order(predicted, desired, self.now)
         # What the service does not accept on create is set by an update right after it.
         later = {name: value for name, value in desired.items()
                  if not self.schema.by_name[name].on_create and value != self.schema.by_name[name].default}
@@ -133,14 +139,9 @@ class Engine:
                 raise
             existing = self.resource.find_by_key(self.client, body)
             if existing is None:
-                if exc.ambiguous and answered_by_service(exc):
-                    exc.ambiguous = False
-                    exc.message += (': the service failed, and a read shows that nothing was created by this '
-                                    'request')
+                _settle_unapplied(exc, 'created')
                 raise
-            # Converged to what this task gave, not to the defaults a create must send: the record found may be
-            # another run's, with values this task never asked for.
-            return Outcome(True, None, *self.update(existing, desired)[2:])
+            return self._converge(existing, desired, created=exc.ambiguous)
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
         record = self.schema.unechoed(record, form, body)
@@ -161,6 +162,23 @@ class Engine:
             raise
         return written
 
+    def _converge(self, existing, desired, created):
+        """The record found by natural key after a create that failed, brought to what this task gave.
+
+        Not to the defaults a create must send: the record may be another run's, with values this task never
+        asked for. ``created``: the create's answer was lost, so the record found is taken for this task's own.
+        """
+        found = Outcome(True, None, self.schema.current(existing), existing)
+        try:
+            converged = self.update(existing, desired)
+        except (UptimeApiError, ValidationError) as exc:
+            if created:
+                _mark_written(exc, found)
+            raise
+        if created:
+            return Outcome(True, None, converged.after, converged.record)
+        return converged
+
     def update(self, record, desired, ignore=(), fallback=None):
         """Update a record to ``desired`` (``ignore``: names not compared); a lost answer is settled by a read."""
         desired = self._sendable(desired)
@@ -173,8 +191,8 @@ class Engine:
         send = self.schema.with_companions(changes, desired, before)
         predicted = dict(before, **send)
         self.schema.check_required(predicted, self.resource.label(record))
-        self.schema.check_order(predicted)
-        self.schema.check_order(send, self.now)
+        self._check_order(predicted, desired)
+        self._check_order(send, desired, self.now)
         form = self.schema.form(send, self.zone)
         if self.check_mode:
             return Outcome(True, before, predicted, record)
@@ -209,6 +227,21 @@ class Engine:
         """
         moved = {name: self.zone.latest_sendable(desired[name]) for name in self._chosen_now if desired.get(name)}
         return dict(desired, **moved) if moved else desired
+
+    def _check_order(self, values, desired, now=None):
+        """The schema's time order; a time moved out of the repeated hour (``_sendable``) is told as such."""
+        try:
+            self.schema.check_order(values, now)
+        except ValidationError as exc:
+            if exc.field not in self._chosen_now or desired.get(exc.field) is None:
+                raise
+            moved = desired[exc.field]
+            raise ValidationError(exc.field, 'now falls in the hour repeated when daylight saving time ends in %s, '
+                                             'in which the service cannot be sent a time, and the latest time it can '
+                                             'be sent, %s, does not fit: %s; run the task again from %s, when the '
+                                             'repeated hour is over'
+                                  % (self.zone.describe(), moved, str(exc)[len(exc.field) + 2:],
+                                     self.zone.repeat_over(self.now.strftime(UTC_FORMAT)))) from None
 
     def _check_stored(self, sent, stored, record, method, path):
         """Fail when the service stored other values than sent: a write-once value set meanwhile, or a time

@@ -134,7 +134,7 @@ class MonitorResource(Resource):
         """A created monitor with its status: a create answer may lack it, and only the service knows whether the
         maintenance window it was given holds now; a monitor created without a window starts ``pending``."""
         if record.get('status') is None and record.get('maintenance_start_at') and record.get('maintenance_end_at'):
-            record = client.get_or_none('%s/%s' % (self.path, record_id(record))) or record
+            record = self.get(client, record_id(record)) or record
         return Resource.complete(self, client, record)
 
     def view(self, values, record=None, located=None):

@@ -201,6 +201,21 @@ class AccountZone:
                 low = middle
         return utc_text(datetime.datetime.fromtimestamp(low, datetime.timezone.utc))
 
+    def repeat_over(self, instant):
+        """When the second occurrence of the repeated hour that holds ``instant`` is over (UTC); ``instant`` if none."""
+        zone = self.tzinfo()
+        low = int(datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc).timestamp())
+        if not datetime.datetime.fromtimestamp(low, zone).fold:
+            return instant
+        high = low + 3 * 3600  # no zone repeats more than an hour or two
+        while high - low > 1:
+            middle = (low + high) // 2
+            if datetime.datetime.fromtimestamp(middle, zone).fold:
+                low = middle
+            else:
+                high = middle
+        return utc_text(datetime.datetime.fromtimestamp(high, datetime.timezone.utc))
+
     def describe(self):
         """The zone as a message names it, and where it came from."""
         source = 'option account_timezone' if self.given else 'the account\'s setting'

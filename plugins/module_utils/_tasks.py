@@ -10,7 +10,7 @@ module's parameters and turns what they return or raise into its exit.
 
 from __future__ import annotations
 
-from ._client import UptimeApiError
+from ._client import PAGE_SIZE, UptimeApiError
 from ._engine import Engine
 from ._schema import MISSING, ValidationError, is_local, record_id, to_text, to_utc_timestamp
 
@@ -19,7 +19,7 @@ INFO_ARGSPEC = dict(
     id=dict(type='int'),
     search=dict(type='str'),
     sort=dict(type='str', choices=['asc', 'desc']),
-    per_page=dict(type='int', choices=[10, 25, 50, 100], default=100),
+    per_page=dict(type='int', choices=[10, 25, 50, 100], default=PAGE_SIZE),
     limit=dict(type='int'),
 )
 QUERY_OPTIONS = ('search', 'sort', 'per_page')

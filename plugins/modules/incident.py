@@ -107,7 +107,8 @@ options:
     type: str
   comment:
     description:
-      - Comment on the incident, at most 1024 characters. An empty string clears it.
+      - Comment on the incident, at most 1024 characters. An empty string clears it; with O(comment_mode=append) it
+        appends nothing and the comment stays as it is.
       - "An incident has one comment field, not a thread: by default (O(comment_mode=replace)) a comment given when
         resolving replaces the one given when acknowledging. Use O(comment_mode=append) to keep both."
     type: str

@@ -190,7 +190,6 @@ EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
                         ('resolved', 'ended_at', 'resolved'))
 ONGOING = ('unresolved', 'acknowledged')
-UTC_FORMAT = '%Y-%m-%dT%H:%M:%SZ'
 REINSTALL_HINT = 'install the collection again (ansible-galaxy collection install --force uptime.monitoring)'
 
 # The pause between polls (a name of its own so that the tests can watch it).
@@ -254,8 +253,9 @@ if _MODULE_UTILS is not None:
     _client, _schema, _connection = _MODULE_UTILS['_client'], _MODULE_UTILS['_schema'], _MODULE_UTILS['_connection']
     MONITORS, INCIDENTS = _MODULE_UTILS['_monitor'].MONITORS, _MODULE_UTILS['_incident'].INCIDENTS
     UptimeApiError, ValidationError = _client.UptimeApiError, _schema.ValidationError
+    UTC_FORMAT = _schema.UTC_FORMAT
 else:  # main() stops with LOAD_ERROR before anything below needs these
-    _client = _schema = _connection = MONITORS = INCIDENTS = None
+    _client = _schema = _connection = MONITORS = INCIDENTS = UTC_FORMAT = None
     UptimeApiError = ValidationError = type('Unavailable', (Exception,), {})
 
 

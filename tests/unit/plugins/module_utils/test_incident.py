@@ -393,6 +393,30 @@ def test_now_works_in_the_hour_repeated_when_daylight_saving_time_ends(emulator,
     assert caught.value.field == 'started_at' and 'occurs twice' in str(caught.value)
 
 
+class OneIncident:
+    """A client that holds one incident: enough for a task that addresses it by id."""
+
+    def __init__(self, record):
+        self.record = record
+
+    def get_or_none(self, path):
+        return self.record if path.endswith('/%s' % self.record['id']) else None
+
+
+@pytest.mark.parametrize('check_mode', [True, False])
+def test_now_that_cannot_fit_an_incident_begun_in_the_repeated_hour_is_refused_saying_when_it_can(check_mode):
+    # The checker stores UTC itself: an incident that began at the second 01:10 in New York (06:10 UTC).
+    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': '2025-11-02T06:10:00Z',
+                          'acknowledged_at': None, 'ended_at': None, 'cause': None, 'comment': None})
+    with pytest.raises(ValidationError) as caught:
+        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), check_mode, IDENTITY,
+                    now=datetime.datetime(2025, 11, 2, 6, 30), zone=account_zone(client, 'America/New_York'))
+    message = str(caught.value)
+    assert caught.value.field == 'ended_at' and 'now falls in the hour repeated' in message
+    assert 'latest time it can be sent, 2025-11-02T05:59:59Z, does not fit: must be after started_at' in message
+    assert message.endswith('run the task again from 2025-11-02T07:00:00Z, when the repeated hour is over')
+
+
 def test_incidents_of_a_monitor_named_with_surrounding_spaces_are_found(emulator, client, monitor_id):
     incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
     found = info_task(INCIDENTS, client, dict(INFO_PARAMS, monitor='  shop '))

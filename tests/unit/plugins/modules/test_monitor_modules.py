@@ -77,6 +77,9 @@ def test_a_key_read_from_a_file_with_its_line_break_works(emulator, monkeypatch,
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
     result = run(monitor_info.main, {}, capsys)
     assert not result.get('failed') and result['monitors'] == []
+    # Trimmed, the key is another string: it is censored too, in a failure's invocation as anywhere.
+    failed = run(monitor.main, dict(name='no-url', interval=60), capsys)
+    assert failed['failed'] and 'invocation' in failed and PRIMARY_KEY not in json.dumps(failed)
 
 
 @pytest.mark.parametrize('missing, env', [('api_url', 'UPTIME_API_URL'), ('api_key', 'UPTIME_API_KEY')])
@@ -188,6 +191,17 @@ def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, c
     # Run again: the pause is all that is left to do.
     again = run(monitor.main, args, capsys)
     assert again['changed'] and not again.get('failed') and again['monitor']['paused'] is True
+
+
+def test_a_lost_create_answer_then_a_failed_pause_reports_the_created_monitor(emulator, connection, capsys):
+    emulator.fault('drop', method='POST', when='after')
+    emulator.fault('status', status=500, method='PUT')
+    result = run(monitor.main, dict(connection, name='lost', url='https://l.example.com', interval=60, paused=True,
+                                    retries=0), capsys)
+    created = emulator.api('GET', '/api/v1/monitors').json['data']
+    assert [record['name'] for record in created] == ['lost']
+    assert result['failed'] and result['changed'] is True and result['monitor']['id'] == int(created[0]['id'])
+    assert result['msg'].endswith("(before this failure, the task created monitor 'lost' (id %s))" % created[0]['id'])
 
 
 def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, connection, capsys):
