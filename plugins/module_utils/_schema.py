@@ -191,35 +191,36 @@ class AccountZone:
         first = moment.astimezone(zone).replace(fold=0).astimezone(datetime.timezone.utc)
         if first == moment:
             return instant
-        # The second occurrence began between ``first`` (in the first one) and ``moment``: find its first second.
-        low, high = int(first.timestamp()), int(moment.timestamp())
-        while high - low > 1:
-            middle = (low + high) // 2
-            if datetime.datetime.fromtimestamp(middle, zone).fold:
-                high = middle
-            else:
-                low = middle
-        return utc_text(datetime.datetime.fromtimestamp(low, datetime.timezone.utc))
+        # The second occurrence began after ``first`` (in the first one), at the latest at ``moment``.
+        began = _fold_changes(zone, int(first.timestamp()), int(moment.timestamp()))
+        return utc_text(datetime.datetime.fromtimestamp(began - 1, datetime.timezone.utc))
 
     def repeat_over(self, instant):
         """When the second occurrence of the repeated hour that holds ``instant`` is over (UTC); ``instant`` if none."""
         zone = self.tzinfo()
-        low = int(datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc).timestamp())
-        if not datetime.datetime.fromtimestamp(low, zone).fold:
+        moment = int(datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc).timestamp())
+        if not datetime.datetime.fromtimestamp(moment, zone).fold:
             return instant
-        high = low + 3 * 3600  # no zone repeats more than an hour or two
-        while high - low > 1:
-            middle = (low + high) // 2
-            if datetime.datetime.fromtimestamp(middle, zone).fold:
-                low = middle
-            else:
-                high = middle
-        return utc_text(datetime.datetime.fromtimestamp(high, datetime.timezone.utc))
+        over = _fold_changes(zone, moment, moment + 3 * 3600)  # no zone repeats more than an hour or two
+        return utc_text(datetime.datetime.fromtimestamp(over, datetime.timezone.utc))
 
     def describe(self):
         """The zone as a message names it, and where it came from."""
         source = 'option account_timezone' if self.given else 'the account\'s setting'
         return '%s (%s)' % (self.name or 'not known yet', source)
+
+
+def _fold_changes(zone, low, high):
+    """The first whole second (POSIX time) after ``low``, at the latest ``high``, whose fold in ``zone`` is not that of
+    ``low``: where the second occurrence of a repeated hour begins, or ends."""
+    fold = datetime.datetime.fromtimestamp(low, zone).fold
+    while high - low > 1:
+        middle = (low + high) // 2
+        if datetime.datetime.fromtimestamp(middle, zone).fold == fold:
+            low = middle
+        else:
+            high = middle
+    return high
 
 
 def to_pairs(value, field='value'):
