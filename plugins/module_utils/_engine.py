@@ -152,7 +152,7 @@ class Engine:
                 # A create answer may echo the local times sent, and a zone given as an option may not be the one
                 # the service read them in: only a read shows what it stored. The account's own zone needs no check.
                 record = self.get(record_id(record)) or record
-            record = self.resource.complete(self.client, record)
+            record = self.resource.complete(self.client, record, self.now)
             written = Outcome(True, None, self.schema.current(record, stored), record)
             self._check_stored(body, written.after, record, 'POST', self.resource.path)
             if later:

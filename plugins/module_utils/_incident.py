@@ -375,7 +375,7 @@ class IncidentResource(Resource):
     def is_conflict(self, exc):
         return exc.status == 422 and bool({'monitor_id', 'started_at'} & set(exc.field_errors))
 
-    def complete(self, client, record):
+    def complete(self, client, record, now):
         """The create answer echoes the form: read the whole record back when it lacks the monitor."""
         if nested_monitor(record) is None or record.get('started_at') in (None, ''):
             return self.get(client, record_id(record)) or record

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from ._client import PAGE_SIZE
 from ._resource import NameMatcher, Resource
-from ._schema import MASK, MISSING, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
+from ._schema import MASK, MISSING, UTC_FORMAT, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
 
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
 # What the service reports as a monitor's status (service-facts); paused wins over the others.
@@ -130,12 +130,15 @@ class MonitorResource(Resource):
     def is_conflict(self, exc):
         return exc.status == 422 and 'name' in exc.field_errors
 
-    def complete(self, client, record):
-        """A created monitor with its status: a create answer may lack it, and only the service knows whether the
-        maintenance window it was given holds now; a monitor created without a window starts ``pending``."""
-        if record.get('status') is None and record.get('maintenance_start_at') and record.get('maintenance_end_at'):
-            record = self.get(client, record_id(record)) or record
-        return Resource.complete(self, client, record)
+    def complete(self, client, record, now):
+        """A created monitor with the status a create answer may lack: ``maintenance`` while the maintenance window
+        it was given holds the time of the create, else ``pending``, as the service sets it."""
+        if record.get('status') is None:
+            start, end = (MONITOR.by_name[name].from_record(record)
+                          for name in ('maintenance_start_at', 'maintenance_end_at'))
+            if start not in (None, MISSING) and end not in (None, MISSING) and start <= now.strftime(UTC_FORMAT) < end:
+                record = dict(record, status='maintenance')
+        return Resource.complete(self, client, record, now)
 
     def view(self, values, record=None, located=None):
         """A monitor as the modules return it: option names, normalised, secrets masked."""

@@ -86,8 +86,8 @@ class Resource:
         """An Outcome when the record was not found and the task must not create it; None to create."""
         return None
 
-    def complete(self, client, record):
-        """A created record with what the create answer lacked, as the service sets it on create."""
+    def complete(self, client, record, now):
+        """A created record with what the create answer lacked, as the service sets it on create (``now``, UTC)."""
         return dict(record, **{key: value for key, value in self.created_facts.items() if record.get(key) is None})
 
     def view(self, values, record, located=None):

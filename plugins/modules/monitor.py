@@ -271,9 +271,8 @@ monitor:
       description:
         - Status reported by the service (pending, online, offline, paused, maintenance).
         - Right after a create, whose answer does not carry it, V(pending), the status the service gives a new monitor
-          (V(paused) for a monitor created paused, which the task pauses after the create). A monitor created with a
-          maintenance window is read back once, so that it shows V(maintenance) when the window holds the time of
-          the create.
+          (V(paused) for a monitor created paused, which the task pauses after the create), or V(maintenance) when
+          the maintenance window it was created with holds the time of the create.
         - In check mode, the status before the change; null for a monitor that check mode would create.
       type: str
     started_at:

@@ -288,6 +288,9 @@ def test_a_monitor_created_inside_its_maintenance_window_shows_maintenance(emula
     created = run(monitor.main, dict(connection, name='quiet', url='https://q.example.com', interval=60,
                                      **window), capsys)
     assert created['changed'] and created['monitor']['status'] == 'maintenance'
+    # Told from the window and the time of the create: no read after it.
+    assert [entry['method'] for entry in emulator.log() if entry['path'] == '/api/v1/monitors/%d'
+            % created['monitor']['id']] == []
     later = run(monitor.main, dict(connection, name='plain', url='https://p.example.com', interval=60), capsys)
     assert later['monitor']['status'] == 'pending'
 
