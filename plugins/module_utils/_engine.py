@@ -233,8 +233,8 @@ class Engine:
         try:
             self.schema.check_order(values, now)
         except ValidationError as exc:
-            if exc.field not in self._chosen_now or desired.get(exc.field) is None:
-                raise
+            if exc.field not in self._chosen_now or desired.get(exc.field) in (None, self.now.strftime(UTC_FORMAT)):
+                raise  # not moved: the order is the user's (or now's) own
             moved = desired[exc.field]
             raise ValidationError(exc.field, 'now falls in the hour repeated when daylight saving time ends in %s, '
                                              'in which the service cannot be sent a time, and the latest time it can '

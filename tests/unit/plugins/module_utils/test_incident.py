@@ -417,6 +417,16 @@ def test_now_that_cannot_fit_an_incident_begun_in_the_repeated_hour_is_refused_s
     assert message.endswith('run the task again from 2025-11-02T07:00:00Z, when the repeated hour is over')
 
 
+def test_now_that_does_not_fit_outside_the_repeated_hour_is_told_as_it_is():
+    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': '2026-01-05T10:00:00Z',
+                          'acknowledged_at': None, 'ended_at': None, 'cause': None, 'comment': None})
+    with pytest.raises(ValidationError) as caught:
+        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), True, IDENTITY,
+                    now=datetime.datetime(2026, 1, 5, 10, 0), zone=account_zone(client, 'America/New_York'))
+    assert str(caught.value) == ('ended_at: must be after started_at (2026-01-05T10:00:00Z), got '
+                                 '2026-01-05T10:00:00Z')
+
+
 def test_incidents_of_a_monitor_named_with_surrounding_spaces_are_found(emulator, client, monitor_id):
     incident_id = open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
     found = info_task(INCIDENTS, client, dict(INFO_PARAMS, monitor='  shop '))
