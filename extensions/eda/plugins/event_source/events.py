@@ -42,10 +42,12 @@ description:
     return them, secrets masked (C(request_auth_password), the values of sensitive request headers, secret-looking
     keys such as C(token)), and a C(meta.uuid) derived from the record and the transition, so the same transition
     always gets the same uuid and ansible-rulebook's persistence can drop it when it is sent again after a restart.
-  - The first poll records what the account looks like and sends nothing, unless O(emit_existing) is set.
-  - "Errors: a 429 (or a 503 with C(Retry-After)) is waited out as its C(Retry-After) asks (seconds or an HTTP date);
-    5xx answers, timeouts and refused or dropped connections are logged as warnings and polling goes on with an
-    increasing pause; the next poll that succeeds sends what happened meanwhile. A refused API key (401, or a
+  - The first poll records what the account looks like and sends nothing, unless O(emit_existing) is set. At start,
+    the source logs one line at the WARNING level (which ansible-rulebook shows without C(-v)) naming the address
+    it polls (never the key) and the interval.
+  - "Errors: a 429, 502, 503 or 504 with C(Retry-After) is waited out as its C(Retry-After) asks (seconds or an HTTP
+    date); other 5xx answers, a 429 without it, timeouts and refused or dropped connections are logged as warnings
+    and polling goes on with an increasing pause; the next poll that succeeds sends what happened meanwhile. A refused API key (401, or a
     redirect to the login page), an account without API access (403), a 404 on a list (O(api_url) is not the
     service's base address), a refused TLS handshake or certificate and invalid arguments stop the source with one
     message."
@@ -598,8 +600,15 @@ async def main(queue, args):
         LOGGER.warning(warning)
     interval = settings['interval']
     if load_state(poller.tracker, settings['state_file']):
-        LOGGER.info('carrying on from %s', settings['state_file'])
-    LOGGER.info('polling %s every %ss for %s', settings['base_url'], interval, ' and '.join(settings['watch']))
+        first_poll = 'carrying on from state_file %s' % settings['state_file']
+    elif settings['emit_existing']:
+        first_poll = 'the first poll sends every ongoing incident and every monitor that is not online'
+    else:
+        first_poll = 'the first poll records what is there and sends nothing'
+    # ansible-rulebook shows a source's log lines only from WARNING up unless run with -v: this one tells, by
+    # default, that the source runs, where it polls and how often (until the first event nothing else would).
+    LOGGER.warning('polling %s every %gs for %s; %s', poller.client.redact(settings['base_url']), interval,
+                   ' and '.join(settings['watch']), first_poll)
     failures = 0
     while True:
         try:

@@ -845,11 +845,43 @@ async def test_transient_failures_warn_back_off_and_lose_nothing(emulator, sourc
     finally:
         task.cancel()
     warnings = [record.getMessage() for record in caplog.records
-                if record.name == 'uptime.monitoring.events' and record.levelno == logging.WARNING]
+                if record.name == 'uptime.monitoring.events' and record.levelno == logging.WARNING
+                and 'polling again' in record.getMessage()]
     assert len(warnings) >= 3 and 'nothing is lost' in warnings[0]
     # The pauses after failures grow from the interval: 2, then about 4, then about 8 (with jitter).
     failed = [wait for wait in waits if wait != 2]
     assert len(failed) >= 2 and failed[1] > failed[0] > 1.5
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize('args, first_poll', [
+    ({}, 'the first poll records what is there and sends nothing'),
+    ({'emit_existing': True}, 'the first poll sends every ongoing incident and every monitor that is not online'),
+    ({'state_file': True}, 'carrying on from state_file '),
+])
+async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulator, source, caplog, tmp_path, args,
+                                                                          first_poll):
+    """ansible-rulebook shows a source's WARNING lines without -v: the start is told at that level, the key never."""
+    create_monitor(emulator, 'web')
+    if args.get('state_file'):
+        state_file = str(tmp_path / 'state.json')
+        earlier_run = make_poller(source, emulator.url)
+        earlier_run.poll()
+        source['save_state'](earlier_run.tracker, state_file)
+        args = {'state_file': state_file}
+    waits = record_sleeps(source)
+    task = asyncio.create_task(source['main'](Collector(), dict({'api_url': emulator.url + '/api/v1/',
+                                                                 'api_key': PRIMARY_KEY, 'interval': 2}, **args)))
+    try:
+        await wait_for(lambda: waits.count(2) >= 3)  # three polls
+    finally:
+        task.cancel()
+    told = [record for record in caplog.records
+            if record.name == 'uptime.monitoring.events' and record.getMessage().startswith('polling ')]
+    assert [record.levelno for record in told] == [logging.WARNING]
+    assert told[0].getMessage() == 'polling %s every 2s for incidents and monitors; %s' % (
+        emulator.url, first_poll + (args['state_file'] if args.get('state_file') else ''))
+    assert PRIMARY_KEY not in caplog.text
 
 
 @pytest.mark.asyncio
