@@ -150,7 +150,7 @@ class IncidentResource(Resource):
         ended_until=('ended_at', 'until'),
     )
     default_order = ('ended_at', 'desc')
-    # interface.md's default search_by (url) is not an allowed value: always send one.
+    # The documented default search_by (url) is not an allowed value: always send one.
     default_search_by = 'monitor'
 
     # -- finding --------------------------------------------------------------

@@ -14,7 +14,7 @@ from ._resource import NameMatcher, Resource
 from ._schema import MASK, MISSING, UTC_FORMAT, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
 
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
-# What the service reports as a monitor's status (service-facts); paused wins over the others.
+# What the service reports as a monitor's status (docs/service.md); paused wins over the others.
 STATUSES = ['pending', 'online', 'offline', 'paused', 'maintenance']
 ALERT_CONDITIONS = ['url_unavailable', 'url_text', 'url_no_text']
 REQUEST_METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']

@@ -354,7 +354,7 @@ def test_resume_with_ongoing_incident_is_offline(emulator):
 
 
 def test_started_at_marks_each_change_of_status(emulator):
-    """service-facts: a monitor's started_at is when its current status began; timestamps have whole seconds."""
+    """docs/service.md: a monitor's started_at is when its current status began; timestamps have whole seconds."""
     monitor_id = create_monitor(emulator)
     seen = [show(emulator, 'monitors', monitor_id)]
 

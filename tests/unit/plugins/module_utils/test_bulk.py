@@ -72,7 +72,7 @@ RESET_VALUES = MONITOR.reset_values()
 
 
 def test_replaced_defaults_are_those_of_a_monitor_created_without_the_option():
-    # What the service stores when a create does not send the field (service-facts: "Create stores...").
+    # What the service stores when a create does not send the field (docs/service.md, Monitors).
     assert RESET_VALUES == {
         'alert_condition': 'url_unavailable', 'alert_text_lookup': None, 'request_method': 'GET',
         'request_headers': [], 'request_auth_username': None, 'request_auth_password': None,
