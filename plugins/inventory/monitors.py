@@ -17,10 +17,13 @@ description:
     each of their groups. The five groups always exist, empty or not, so that a play for C(uptime_offline)
     simply has no host when nothing is offline.
   - Gives each host the variables C(uptime_monitors) (a list with, for every monitor of the host, its C(id),
-    C(name), C(url), C(status), C(started_at) (UTC, when the current status began), C(interval) and
-    C(incident), which is the ongoing incident of an offline monitor as C(id), C(started_at) and C(acknowledged),
-    and null otherwise) and C(uptime_statuses) (the sorted statuses of those monitors). No secret of a monitor
-    (Basic authentication, request headers) and no connection option becomes a variable.
+    C(name) (the monitor's own name, whatever the host's), C(url), C(status), C(started_at) (UTC, when the current
+    status began), C(interval), C(maintenance_start_at) and C(maintenance_end_at) (UTC, the monitor's maintenance
+    window, null when it has none) and C(incident), which is the ongoing incident of an offline monitor as C(id),
+    C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
+    monitors). No secret of a monitor (Basic authentication, request headers) and no connection option becomes a
+    variable.
+  - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
   - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
     listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended
     one; one more request per 100 ongoing incidents beyond 99). With O(cache) enabled, a run served from the
@@ -42,10 +45,19 @@ options:
   host_names:
     description:
       - What names the hosts.
-      - V(url_host), the host name of the monitor's URL (lowercase, without port), makes one host per endpoint
-        that lists every monitor of that endpoint. A monitor whose URL has no host name is left out, with a warning.
-      - V(monitor_name), the monitor's name (unique in the account), makes one host per monitor. The host's
-        C(ansible_host) is then the host name of the monitor's URL.
+      - V(url_host), the host name of the monitor's URL (lowercase, without port; an IP address in its usual
+        short form), makes one host per endpoint that lists every monitor of that endpoint. A monitor whose URL has
+        no host name is left out, with a warning.
+      - V(monitor_name), the monitor's name (unique in the account), makes one host per monitor, which Ansible
+        reaches at the host name of the monitor's URL (its C(ansible_host) when that is not the host's name).
+      - So that a host pattern (C(ansible-inventory --host), C(--limit), C(hosts:)) can name every host, a name
+        keeps only letters, digits, dots, dashes and underscores; any other character, and a leading dash, becomes
+        an underscore (the monitor C(web1 admin) is the host C(web1_admin)). An IP address (IPv6 too) stays as it
+        is.
+      - Two names that become the same host name stay two hosts, with a warning. The host of the lowest monitor id
+        keeps the name; the other's name gets an underscore and the id of its (first) monitor appended
+        (C(web1_admin_12)). So does a name that is one of the groups C(all), C(ungrouped) and C(uptime_<status>),
+        which a host pattern would take for the group.
     type: str
     choices: [url_host, monitor_name]
     default: url_host
@@ -77,6 +89,11 @@ notes:
   - O(api_url) and O(api_key) may be templates (for example a lookup of a vaulted value).
   - The plugin sends no timestamp and the service returns UTC ones, so O(account_timezone) changes nothing here; it is
     accepted (and its name checked) so that one configuration or environment serves the modules and the plugin.
+  - When the service cannot be read (a wrong O(api_key) or O(api_url)), the plugin fails with a message that names
+    the option, but C(ansible-inventory) and C(ansible-playbook) only warn about a source that fails and go on
+    without its hosts, with return code 0. Set the environment variable E(ANSIBLE_INVENTORY_UNPARSED_FAILED) to
+    C(true) (or C(unparsed_is_failed = true) in the C([inventory]) section of C(ansible.cfg)) to make that an error;
+    AWX / Automation Controller sets it for inventory updates.
   - The cache (O(cache)) holds the monitors and their incidents as the host variables show them, without any
     secret; its key is made from the configuration file, the account (a one-way fingerprint of the service's address
     and the API key, never the key) and the filters, so that two accounts never share an entry.
@@ -119,9 +136,12 @@ cache_timeout: 300
 '''
 
 import hashlib
+import ipaddress
 import json
+import re
 from urllib.parse import urlsplit
 
+from ansible import constants as C
 from ansible.errors import AnsibleParserError
 from ansible.module_utils.basic import missing_required_lib
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
@@ -140,22 +160,51 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._schema import V
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
 GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
-MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval')
+MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at')
 QUERY_OPTIONS = ('search', 'status_page_id')
+STATUS_GROUPS = tuple(GROUP_PREFIX + status for status in STATUSES)
+GROUP_NAMES = ('all', 'ungrouped') + STATUS_GROUPS
+# A host pattern splits at whitespace, commas, colons and brackets, reads * ? [ as wildcards and a leading ~ ! & as
+# operators, and a command line reads a leading dash as an option: outside IP addresses, a host name keeps only
+# letters, digits, dots, dashes (not first) and underscores.
+UNADDRESSABLE = re.compile(r'^-|[^\w.-]')
 
 
 def url_host(url):
-    """The host name of a monitor's URL (lowercase, no port), or None when it has none."""
+    """The host name of a monitor's URL (lowercase, no port; an IP address in its usual short form), or None when it
+    has none."""
     try:
-        return urlsplit(str(url or '').strip()).hostname or None
+        host = urlsplit(str(url or '').strip()).hostname
     except ValueError:
         return None
+    if not host:
+        return None
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        return host
+
+
+def host_name(text):
+    """``text`` as a host name Ansible host patterns can address: an IP address as it is, else every other character
+    than a letter, digit, dot, dash or underscore (and a leading dash) replaced by an underscore."""
+    try:
+        ipaddress.ip_address(text)
+        return text
+    except ValueError:
+        return UNADDRESSABLE.sub('_', text)
 
 
 def monitor_summary(record):
     """A monitor as the host variables show it, read through the monitor's own description."""
     view = MONITORS.record_view(record)
     return {key: view.get(key) for key in MONITOR_KEYS}
+
+
+def monitor_list(monitors):
+    """``monitor 'web' (id 3)``, or ``monitors 'web' (id 3), 'api' (id 5)``, for a message."""
+    return 'monitor%s %s' % ('s' if len(monitors) > 1 else '',
+                             ', '.join('%r (id %s)' % (monitor['name'], monitor['id']) for monitor in monitors))
 
 
 def incident_summary(values):
@@ -181,16 +230,40 @@ def read_monitors(client, query, statuses=None):
     return monitors
 
 
+def source_error(message):
+    """The error that makes Ansible leave this inventory source out, saying how to make that a failure where
+    Ansible only warns about it (its default; AWX sets ANSIBLE_INVENTORY_UNPARSED_FAILED for inventory updates)."""
+    if not (C.INVENTORY_UNPARSED_IS_FAILED or C.INVENTORY_ANY_UNPARSED_IS_FAILED):
+        message += (' (Ansible goes on without this inventory source: set ANSIBLE_INVENTORY_UNPARSED_FAILED=true, '
+                    'or unparsed_is_failed = true in the [inventory] section of ansible.cfg, to make this an error)')
+    return AnsibleParserError('uptime.monitoring.monitors: %s' % message)
+
+
 def hosts_of(monitors, host_names='url_host'):
-    """``({host: [monitor, ...]}, [monitor without a host name, ...])``, monitors in the order of their ids."""
-    hosts, nameless = {}, []
+    """``({host: [monitor, ...]}, [monitor without a host name, ...], {host: host it would have been, ...})``,
+    monitors in the order of their ids.
+
+    The monitors of one endpoint (``url_host``), or a monitor (``monitor_name``), make one host, named by
+    ``host_name``. Two whose names become the same host name stay two hosts: the one of the lower monitor id keeps
+    the name, the other's gets ``_<its first monitor's id>`` appended (until it is free). So does a name of the
+    groups every inventory of the plugin has, which a host pattern would take for the group.
+    """
+    endpoints, nameless = {}, []
     for monitor in sorted(monitors, key=lambda monitor: (monitor['id'] is None, monitor['id'] or 0)):
-        host = monitor['name'] if host_names == 'monitor_name' else url_host(monitor['url'])
-        if not host:
+        endpoint = monitor['name'] if host_names == 'monitor_name' else url_host(monitor['url'])
+        if not endpoint:
             nameless.append(monitor)
             continue
-        hosts.setdefault(host, []).append(monitor)
-    return hosts, nameless
+        endpoints.setdefault(endpoint, []).append(monitor)
+    hosts, renamed = {}, {}
+    for endpoint, endpoint_monitors in endpoints.items():
+        host = wanted = host_name(endpoint)
+        while host in hosts or host in GROUP_NAMES:
+            host = '%s_%s' % (host, endpoint_monitors[0]['id'])
+        if host != wanted:
+            renamed[host] = wanted
+        hosts[host] = endpoint_monitors
+    return hosts, nameless, renamed
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
@@ -214,7 +287,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         connection = self._connection_options()
         query, statuses = self._filters()
         if not HAS_REQUESTS:
-            raise AnsibleParserError(missing_required_lib('requests'))
+            raise source_error(missing_required_lib('requests'))
 
         cache_key = self._cache_key(path, connection, query, statuses)
         caching = self.get_option('cache')
@@ -240,23 +313,24 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         try:
             return connection_settings(option)
         except ValidationError as exc:
-            raise AnsibleParserError('uptime.monitoring.monitors: %s' % exc) from None
+            raise source_error(str(exc)) from None
 
     def _filters(self):
         """The query of the monitor list and the wanted statuses, refused before any request when invalid."""
         statuses = self.get_option('status') or []
         unknown = [status for status in statuses if status not in STATUSES]
         if unknown:
-            raise AnsibleParserError('uptime.monitoring.monitors: status: %s is not a monitor status (choose from %s)'
-                                     % (', '.join(map(str, unknown)), ', '.join(STATUSES)))
+            raise source_error('status: %s is not a monitor status (choose from %s)'
+                               % (', '.join(map(str, unknown)), ', '.join(STATUSES)))
         query = {name: self.get_option(name) for name in QUERY_OPTIONS if self.get_option(name) is not None}
         if query.get('search') is not None:
             query['search_by'] = self.get_option('search_by')
         return query, sorted(statuses)
 
     def _cache_key(self, path, connection, query, statuses):
-        """One cache entry per configuration file, account and filters: the account by its fingerprint, never its key."""
-        scope = json.dumps([account_fingerprint(connection), query, statuses], sort_keys=True)
+        """One cache entry per configuration file, account and filters: the account by its fingerprint, never its key.
+        The keys of the cached monitors are part of it, so that an entry of an older version is never read."""
+        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS], sort_keys=True)
         return '%s_%s' % (self.get_cache_key(path), hashlib.sha256(scope.encode('utf-8')).hexdigest()[:12])
 
     def _read(self, connection, query, statuses):
@@ -268,19 +342,22 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             account_zone(client, connection['account_timezone'])
             monitors = read_monitors(client, query, statuses)
         except (UptimeApiError, ValidationError) as exc:
-            raise AnsibleParserError('uptime.monitoring.monitors: %s' % client.redact(str(exc))) from None
+            raise source_error(client.redact(str(exc))) from None
         self.display.vvv('uptime.monitoring.monitors: %d monitors read with %d requests'
                          % (len(monitors), client.request_count))
         return monitors
 
     def _populate(self, monitors):
-        host_names = self.get_option('host_names')
-        hosts, nameless = hosts_of(monitors, host_names)
+        hosts, nameless, renamed = hosts_of(monitors, self.get_option('host_names'))
         for monitor in nameless:
             self.display.warning('uptime.monitoring.monitors: monitor %r (id %s) is left out: its URL has no host name'
                                  % (monitor['name'], monitor['id']))
-        for status in STATUSES:
-            self.inventory.add_group(GROUP_PREFIX + status)
+        for host, wanted in renamed.items():
+            owner = monitor_list(hosts[wanted]) if wanted in hosts else 'a group'
+            self.display.warning('uptime.monitoring.monitors: the host name %s is taken by %s: %s is the host %s'
+                                 % (wanted, owner, monitor_list(hosts[host]), host))
+        for group in STATUS_GROUPS:
+            self.inventory.add_group(group)
         strict = self.get_option('strict')
         for host, host_monitors in hosts.items():
             self.inventory.add_host(host)
@@ -289,8 +366,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 group = self.inventory.add_group(self._sanitize_group_name(GROUP_PREFIX + status))
                 self.inventory.add_child(group, host)
             variables = {'uptime_monitors': host_monitors, 'uptime_statuses': statuses}
-            if host_names == 'monitor_name' and url_host(host_monitors[0]['url']):
-                variables['ansible_host'] = url_host(host_monitors[0]['url'])
+            address = url_host(host_monitors[0]['url'])
+            if address and address != host:
+                variables['ansible_host'] = address
             for name, value in variables.items():
                 self.inventory.set_variable(host, name, value)
             self._set_composite_vars(self.get_option('compose'), variables, host, strict=strict)

@@ -121,12 +121,18 @@ def test_graph_and_list(ansible, emulator, config):
     offline, pending = shop['uptime_monitors']
     assert {key: offline[key] for key in ('id', 'name', 'url', 'status', 'interval')} == {
         'id': ids['shop'], 'name': 'shop', 'url': 'https://shop.example.com/health', 'status': 'offline', 'interval': 300}
-    assert set(offline) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'incident'}
+    assert set(offline) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at',
+                            'maintenance_end_at', 'incident'}
+    assert (offline['maintenance_start_at'], offline['maintenance_end_at']) == (None, None)
     assert set(offline['incident']) == {'id', 'started_at', 'acknowledged'}
     assert (offline['incident']['id'], offline['incident']['acknowledged']) == (ids['shop incident'], False)
     assert abs(instant(offline['incident']['started_at']) - instant(stamp(900))) < datetime.timedelta(seconds=30)
     assert (pending['name'], pending['status'], pending['incident']) == ('shop admin', 'pending', None)
     assert hostvars['api.example.com']['uptime_monitors'][0]['incident'] is None  # its incident has ended
+    docs, = hostvars['docs.example.com']['uptime_monitors']
+    assert docs['status'] == 'maintenance'
+    assert instant(docs['maintenance_start_at']) <= instant(stamp()) < instant(docs['maintenance_end_at'])
+    assert docs['maintenance_end_at'].endswith('Z')
 
 
 def test_host_variables_of_one_host(ansible, emulator, config):
@@ -182,12 +188,42 @@ def test_strict_makes_a_bad_expression_fail(ansible, emulator, config):
 
 def test_monitor_names_as_host_names(ansible, emulator, config):
     seed(emulator)
-    inventory = listed(ansible.inventory(config('host_names: monitor_name\n'), '--list'))
+    source = config('host_names: monitor_name\n')
+    inventory = listed(ansible.inventory(source, '--list'))
     hostvars = inventory['_meta']['hostvars']
-    assert sorted(hostvars) == ['api', 'blog', 'docs', 'shop', 'shop admin']
-    assert hostvars['shop admin']['ansible_host'] == 'shop.example.com'
+    assert sorted(hostvars) == ['api', 'blog', 'docs', 'shop', 'shop_admin']
+    assert hostvars['shop_admin']['ansible_host'] == 'shop.example.com'
     assert members(inventory, 'uptime_offline') == ['shop']
-    assert members(inventory, 'uptime_pending') == ['shop admin']
+    assert members(inventory, 'uptime_pending') == ['shop_admin']
+    # The monitor "shop admin" is a host a pattern can name; the variables keep the monitor's own name.
+    shop_admin = plain(json.loads(ansible.inventory(source, '--host', 'shop_admin').stdout))
+    assert [monitor['name'] for monitor in shop_admin['uptime_monitors']] == ['shop admin']
+    matched = subprocess.run([os.path.join(BIN, 'ansible'), '-i', source, 'shop_admin', '--list-hosts'],
+                             env=ansible.environment(extra={'ANSIBLE_INVENTORY_UNPARSED_FAILED': '1'}),
+                             capture_output=True, text=True, timeout=120, check=False)
+    assert matched.returncode == 0, matched.stderr
+    assert matched.stdout.split() == ['hosts', '(1):', 'shop_admin']
+
+
+def test_names_that_make_one_host_name_make_two_hosts_with_a_warning(ansible, emulator, config):
+    first = create_monitor(emulator, 'web1_admin', url='https://web1.example.com/admin')['id']
+    second = create_monitor(emulator, 'web1 admin', url='https://web1.example.com/')['id']
+    result = ansible.inventory(config('host_names: monitor_name\n'), '--list', check=False)
+    assert result.returncode == 0
+    hostvars = listed(result)['_meta']['hostvars']
+    assert {host: [monitor['id'] for monitor in values['uptime_monitors']] for host, values in hostvars.items()} == {
+        'web1_admin': [first], 'web1_admin_%d' % second: [second]}
+    assert ("the host name web1_admin is taken by monitor 'web1_admin' (id %d): monitor 'web1 admin' (id %d) is the "
+            "host web1_admin_%d" % (first, second, second)) in ' '.join(result.stderr.split())
+
+
+def test_an_ipv6_endpoint_is_a_host_a_pattern_names(ansible, emulator, config):
+    create_monitor(emulator, 'v6', url='https://[2001:DB8:0::1]:8443/status')
+    source = config()
+    assert graph(ansible.inventory(source, '--graph'))['uptime_pending'] == ['2001:db8::1']
+    v6 = plain(json.loads(ansible.inventory(source, '--host', '2001:db8::1').stdout))
+    assert 'ansible_host' not in v6
+    assert v6['uptime_monitors'][0]['url'] == 'https://[2001:DB8:0::1]:8443/status'
 
 
 def test_filters(ansible, emulator, config):
@@ -262,8 +298,32 @@ def test_bad_configuration_fails_before_any_request(ansible, emulator, config, t
 def test_a_refused_key_fails_clearly_without_showing_it(ansible, emulator, config):
     result = ansible.inventory(config(), '--list', '-vvv', api_key='wrong-key-0123456789', check=False)
     assert result.returncode != 0
-    assert 'authentication failed' in result.stderr
+    assert 'uptime.monitoring.monitors: GET /api/v1/monitors failed: HTTP 401: authentication failed: check api_key' \
+        in result.stderr
+    assert 'ANSIBLE_INVENTORY_UNPARSED_FAILED' not in result.stderr  # it is set: no advice to set it
     assert 'wrong-key-0123456789' not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize('setting', [{}, {'ANSIBLE_INVENTORY_UNPARSED_FAILED': 'true'},
+                                     {'ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED': 'true'}])
+def test_a_wrong_address_fails_the_run_only_when_ansible_is_told_to(ansible, emulator, config, setting):
+    """ansible-inventory only warns about a source that fails (return code 0, no host) unless
+    [inventory] unparsed_is_failed (or any_unparsed_is_failed) is set; the plugin's message names the option and,
+    when nothing is set, the setting."""
+    create_monitor(emulator, 'web', url='https://web.example.com/')
+    env = dict({'ANSIBLE_INVENTORY_UNPARSED_FAILED': 'false', 'ANSIBLE_INVENTORY_UNPARSED_WARNING': '1'}, **setting)
+    result = ansible.inventory(config('api_url: %s/uptime\n' % emulator.url), '--graph', env=env, check=False)
+    stderr = ' '.join(result.stderr.split())
+    assert 'uptime.monitoring.monitors: GET /uptime/api/v1/monitors failed: HTTP 404' in stderr
+    assert 'api_url must be the base address of the service' in stderr
+    assert 'web.example.com' not in result.stdout
+    if setting:
+        assert result.returncode != 0
+        assert 'set ANSIBLE_INVENTORY_UNPARSED_FAILED=true' not in stderr
+    else:
+        assert result.returncode == 0
+        assert ('Ansible goes on without this inventory source: set ANSIBLE_INVENTORY_UNPARSED_FAILED=true, or '
+                'unparsed_is_failed = true in the [inventory] section of ansible.cfg, to make this an error') in stderr
 
 
 def test_a_file_with_another_name_is_not_read(ansible, emulator, config):

@@ -6,16 +6,19 @@ from __future__ import annotations
 
 import datetime
 import json
+import random
 
 import pytest
 from ansible.errors import AnsibleError, AnsibleParserError
 from ansible.inventory.data import InventoryData
+from ansible.inventory.manager import InventoryManager
 from ansible.parsing.dataloader import DataLoader
 
 from ansible_collections.uptime.monitoring.plugins.inventory import monitors as plugin_module
 from ansible_collections.uptime.monitoring.plugins.module_utils import _incident
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
-from ansible_collections.uptime.monitoring.plugins.module_utils._schema import to_utc_timestamp
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name, to_utc_timestamp
 from emulator.control import OTHER_KEY, PRIMARY_KEY
 
 try:
@@ -108,6 +111,7 @@ def api_requests(emulator):
     ('https://Shop.Example.COM:8443/admin', 'shop.example.com'),
     ('http://user:pass@10.0.0.5:8080/', '10.0.0.5'),
     ('https://[2001:db8::1]/status', '2001:db8::1'),
+    ('https://[2001:DB8:0:0::1]:8443/', '2001:db8::1'),
     ('not a url', None),
     ('', None),
     (None, None),
@@ -119,11 +123,66 @@ def test_url_host(url, host):
 def test_hosts_of_groups_monitors_by_endpoint_or_names_them():
     monitors = [dict(id=3, name='b', url='https://x.example.com/b'), dict(id=1, name='a', url='https://X.example.com:81/a'),
                 dict(id=2, name='c', url='mailto:nobody')]
-    hosts, nameless = plugin_module.hosts_of(monitors)
+    hosts, nameless, renamed = plugin_module.hosts_of(monitors)
     assert {host: [monitor['id'] for monitor in listed] for host, listed in hosts.items()} == {'x.example.com': [1, 3]}
-    assert [monitor['id'] for monitor in nameless] == [2]
-    hosts, nameless = plugin_module.hosts_of(monitors, 'monitor_name')
-    assert sorted(hosts) == ['a', 'b', 'c'] and nameless == []
+    assert [monitor['id'] for monitor in nameless] == [2] and renamed == {}
+    hosts, nameless, renamed = plugin_module.hosts_of(monitors, 'monitor_name')
+    assert sorted(hosts) == ['a', 'b', 'c'] and nameless == [] and renamed == {}
+
+
+@pytest.mark.parametrize('name, host', [
+    ('web1', 'web1'),
+    ('shop.example.com', 'shop.example.com'),
+    ('db-01_eu', 'db-01_eu'),
+    ('web1 admin', 'web1_admin'),
+    ('  padded ', '__padded_'),
+    ('a,b:c', 'a_b_c'),
+    ('web[1:3]', 'web_1_3_'),
+    ('*.example.com', '_.example.com'),
+    ('what?', 'what_'),
+    ('~web', '_web'),
+    ('!web', '_web'),
+    ('&web', '_web'),
+    ('-web-', '_web-'),
+    ('Café API/v2', 'Café_API_v2'),
+    ('10.0.0.5', '10.0.0.5'),
+    ('2001:db8::1', '2001:db8::1'),
+])
+def test_host_name(name, host):
+    assert plugin_module.host_name(name) == host
+
+
+def test_names_that_make_the_same_host_name_stay_apart_whatever_the_order():
+    monitors = [dict(id=12, name='web1 admin', url='https://a.example.com/'),
+                dict(id=3, name='web1_admin', url='https://b.example.com/'),
+                dict(id=20, name='web1_admin_12', url='https://c.example.com/'),
+                dict(id=7, name='all', url='https://d.example.com/'),
+                dict(id=8, name='uptime offline', url='https://e.example.com/')]
+    expected_hosts = {'web1_admin': [3], 'web1_admin_12': [12], 'web1_admin_12_20': [20], 'all_7': [7],
+                      'uptime_offline_8': [8]}
+    expected_renamed = {'web1_admin_12': 'web1_admin', 'web1_admin_12_20': 'web1_admin_12', 'all_7': 'all',
+                        'uptime_offline_8': 'uptime_offline'}
+    for seed_value in range(5):
+        random.Random(seed_value).shuffle(monitors)
+        hosts, nameless, renamed = plugin_module.hosts_of(monitors, 'monitor_name')
+        assert {host: [monitor['id'] for monitor in listed] for host, listed in hosts.items()} == expected_hosts
+        assert renamed == expected_renamed and nameless == []
+
+
+def test_every_host_is_addressed_by_its_name_in_a_host_pattern(emulator):
+    """What ansible-inventory --host, --limit and hosts: do with a host name: exactly the host, nothing else."""
+    names = ['web1 admin', 'web1_admin', 'a,b', 'x:y', 'web[1:2]', 'web*', '~web', '!web', '&web', '-web', 'all',
+             'uptime_online', 'Café']
+    for number, name in enumerate(names):
+        create_monitor(emulator, name, 'https://m%d.example.com/' % number)
+    create_monitor(emulator, 'v6', 'https://[2001:db8::1]/')
+    for host_names in ('monitor_name', 'url_host'):
+        manager = InventoryManager(DataLoader())
+        manager._inventory = parse(make_plugin(emulator, host_names=host_names))  # pylint: disable=protected-access
+        hosts = list(manager._inventory.hosts)  # pylint: disable=protected-access
+        assert len(hosts) == len(names) + 1
+        for host in hosts:
+            assert [found.name for found in manager.get_hosts(host)] == [host], host
 
 
 def test_read_monitors_attaches_the_ongoing_incident_of_offline_monitors(emulator):
@@ -139,7 +198,8 @@ def test_read_monitors_attaches_the_ongoing_incident_of_offline_monitors(emulato
     assert {name: monitor['status'] for name, monitor in monitors.items()} == {
         'shop': 'offline', 'shop admin': 'pending', 'blog': 'paused', 'api': 'online', 'acknowledged': 'offline'}
     shop = monitors['shop']
-    assert set(shop) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'incident'}
+    assert set(shop) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at',
+                         'maintenance_end_at', 'incident'}
     assert (shop['id'], shop['url'], shop['interval']) == (ids['shop'], 'https://shop.example.com/health', 60)
     assert shop['incident']['id'] == ids['shop incident'] and shop['incident']['acknowledged'] is False
     assert abs(instant(shop['incident']['started_at']) - instant(stamp(600))) < datetime.timedelta(seconds=5)
@@ -208,11 +268,53 @@ def test_parse_makes_hosts_groups_and_variables(emulator):
 
 def test_parse_by_monitor_name_sets_ansible_host(emulator):
     seed(emulator)
+    create_monitor(emulator, 'shop.example.com', 'https://shop.example.com/login')
     inventory = parse(make_plugin(emulator, host_names='monitor_name'))
-    assert sorted(inventory.hosts) == ['api', 'blog', 'shop', 'shop admin']
-    assert host_vars(inventory, 'shop admin')['ansible_host'] == 'shop.example.com'
+    assert sorted(inventory.hosts) == ['api', 'blog', 'shop', 'shop.example.com', 'shop_admin']
+    shop_admin = host_vars(inventory, 'shop_admin')
+    assert shop_admin['ansible_host'] == 'shop.example.com'
+    assert [monitor['name'] for monitor in shop_admin['uptime_monitors']] == ['shop admin']
+    assert 'ansible_host' not in host_vars(inventory, 'shop.example.com')  # named as its URL's host already
     assert groups_of(inventory)['uptime_offline'] == ['shop']
-    assert groups_of(inventory)['uptime_pending'] == ['shop admin']
+    assert groups_of(inventory)['uptime_pending'] == ['shop.example.com', 'shop_admin']
+
+
+def test_a_host_name_taken_makes_another_host_with_a_warning(emulator, monkeypatch):
+    first = create_monitor(emulator, 'web1_admin', 'https://web1.example.com/admin')
+    second = create_monitor(emulator, 'web1 admin', 'https://web1.example.com:8443/')
+    third = create_monitor(emulator, 'uptime offline', 'https://[2001:db8::1]/')
+    plugin = make_plugin(emulator, host_names='monitor_name')
+    warnings = []
+    monkeypatch.setattr(plugin.display, 'warning', warnings.append)
+    inventory = parse(plugin)
+    assert {host: [monitor['id'] for monitor in host_vars(inventory, host)['uptime_monitors']]
+            for host in inventory.hosts} == {'web1_admin': [first], 'web1_admin_%d' % second: [second],
+                                             'uptime_offline_%d' % third: [third]}
+    assert host_vars(inventory, 'uptime_offline_%d' % third)['ansible_host'] == '2001:db8::1'
+    assert warnings == [
+        "uptime.monitoring.monitors: the host name web1_admin is taken by monitor 'web1_admin' (id %d): "
+        "monitor 'web1 admin' (id %d) is the host web1_admin_%d" % (first, second, second),
+        "uptime.monitoring.monitors: the host name uptime_offline is taken by a group: "
+        "monitor 'uptime offline' (id %d) is the host uptime_offline_%d" % (third, third)]
+
+
+def test_the_maintenance_window_is_a_host_variable(emulator):
+    start, end = stamp(600), stamp(-3600)
+    create_monitor(emulator, 'docs', 'https://docs.example.com/', maintenance_start_at=start, maintenance_end_at=end)
+    create_monitor(emulator, 'web', 'https://web.example.com/')
+    inventory = parse(make_plugin(emulator))
+    docs, = host_vars(inventory, 'docs.example.com')['uptime_monitors']
+    assert (docs['status'], docs['maintenance_start_at'], docs['maintenance_end_at']) == (
+        'maintenance', start + 'Z', end + 'Z')
+    web, = host_vars(inventory, 'web.example.com')['uptime_monitors']
+    assert (web['maintenance_start_at'], web['maintenance_end_at']) == (None, None)
+
+
+def test_no_host_variable_of_a_monitor_can_hold_a_secret():
+    for key in plugin_module.MONITOR_KEYS:
+        field = MONITOR.by_name.get(key)
+        assert not is_sensitive_name(key), key
+        assert field is None or not (field.secret or field.sensitive_items), key
 
 
 def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monkeypatch):
@@ -356,8 +458,20 @@ def test_a_refused_key_fails_without_showing_it(emulator):
     wrong_key = 'wrong-key-1234567890'
     with pytest.raises(AnsibleParserError) as error:
         parse(make_plugin(emulator, api_key=wrong_key))
-    assert 'HTTP 401' in str(error.value) and 'authentication failed' in str(error.value)
+    assert 'HTTP 401' in str(error.value) and 'authentication failed: check api_key' in str(error.value)
     assert wrong_key not in str(error.value)
+
+
+@pytest.mark.parametrize('unparsed_is_failed, any_unparsed_is_failed, hint', [
+    (False, False, True), (True, False, False), (False, True, False)])
+def test_an_error_says_how_to_make_ansible_fail_where_it_would_only_warn(
+        emulator, monkeypatch, unparsed_is_failed, any_unparsed_is_failed, hint):
+    monkeypatch.setattr(plugin_module.C, 'INVENTORY_UNPARSED_IS_FAILED', unparsed_is_failed, raising=False)
+    monkeypatch.setattr(plugin_module.C, 'INVENTORY_ANY_UNPARSED_IS_FAILED', any_unparsed_is_failed, raising=False)
+    with pytest.raises(AnsibleParserError) as error:
+        parse(make_plugin(emulator, api_url=emulator.url + '/wrong'))
+    assert 'api_url must be the base address of the service' in str(error.value)
+    assert ('set ANSIBLE_INVENTORY_UNPARSED_FAILED=true' in str(error.value)) is hint
 
 
 @pytest.mark.parametrize('name, accepted', [
