@@ -193,8 +193,9 @@ section_docs() {
 
 section_ecosystem() {
     # tests/ecosystem: the playbooks of playbooks/, the EXAMPLES of every
-    # module, the AWX credential type and the execution environment files,
-    # run against the emulator. Each test waits mostly on its own
+    # module, every example of README.md, CONTRIBUTING.md and docs/
+    # (test_docs_examples.py), the AWX credential type and the execution
+    # environment files, run against the emulator. Each test waits mostly on its own
     # ansible-playbook, so two workers (an emulator each) halve the section.
     local rc=0
     "$PY" -m pytest tests/ecosystem -p no:cacheprovider -n 2 || rc=$?

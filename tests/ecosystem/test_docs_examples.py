@@ -1,0 +1,702 @@
+"""Every fenced example of README.md, CONTRIBUTING.md and docs/*.md runs as written, or is checked against what
+it shows.
+
+Each block is claimed by one entry of CLAIMS (its document and the lines it begins with) naming the handler that
+tests it; a block no claim fits, or a claim whose block is gone, fails ``test_every_block_is_claimed`` with what to
+do. Handlers, by kind of block:
+
+* a playbook (a list of plays): run with ``ansible-playbook`` against the emulator, then again: the second run
+  changes nothing and writes nothing (as the modules' EXAMPLES, test_examples.py);
+* a list of tasks: run in one play on localhost, the connection from the environment, then again likewise;
+* a shell command block: run with bash in a temporary directory holding the files the docs say are there, the
+  staged collection on ANSIBLE_COLLECTIONS_PATH and the virtualenv's bin first on PATH;
+* an inventory configuration: written to the file name the docs use and read with ``ansible-inventory``;
+* a rulebook: loaded with ansible-rulebook's own schema and parser (and run, when a shell block runs it);
+* an output sample: compared with the real output of what it shows;
+* a command of the development workflow: checked to be what CI runs, or accepted by the script it calls.
+
+Only the placeholders of docs_examples.PLACEHOLDERS and EXTRA_VARS are changed before an example runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import signal
+import subprocess
+import time
+
+import pytest
+import yaml
+
+from docs_examples import (
+    Block,
+    Claim,
+    GalaxyServer,
+    all_blocks,
+    commands,
+    extra_var_arguments,
+    resolve_claims,
+    substitute,
+)
+from ecosystem_support import (
+    BIN,
+    COLLECTIONS,
+    PRIMARY_KEY,
+    REPO_ROOT,
+    STAGED,
+    PlaybookRun,
+    assert_changed_nothing,
+    create_incident,
+    create_monitor,
+    monitors_by_name,
+    records,
+)
+from test_inventory import plain, stamp
+from test_inventory import seed as seed_inventory_account
+
+# The key of no account: the runs of a block that sets its own api_key get it in UPTIME_API_KEY, so that they
+# succeed only with the key the block gives.
+NO_ACCOUNT_KEY = 'key-of-no-account'
+RULEBOOK_STARTUP = 60
+
+
+def incident_of(emulator, name):
+    """The incidents of the monitor ``name``, oldest first."""
+    return [incident for incident in records(emulator, '/api/v1/incidents', sort_by='started_at', sort='asc')
+            if incident['monitor']['name'] == name]
+
+
+class DocRun:
+    """What a handler works with: the block's neighbours, the emulator and ``ansible`` (in a temporary directory)."""
+
+    def __init__(self, ansible, emulator, blocks):
+        self.ansible = ansible
+        self.emulator = emulator
+        self.blocks = blocks
+        self.workdir = ansible.workdir
+
+    def block(self, claim_name):
+        """Another block, by the name of its claim (an example that uses a file another example shows)."""
+        return self.blocks[claim_name]
+
+    def environment(self, without=(), **extra):
+        """The environment of ``ansible``, the virtualenv's bin first on PATH, ``extra`` added, ``without`` removed."""
+        env = self.ansible.environment(extra=dict({'PATH': BIN + os.pathsep + os.environ['PATH']}, **extra))
+        for name in without:
+            env.pop(name, None)
+        return env
+
+    def playbook(self, text, *args, name='playbook.yml', env=None):
+        path = self.ansible.write(name, text)
+        return self.ansible.playbook(path, *(list(args) + extra_var_arguments()), env=env)
+
+    def shell(self, text, env=None, check=True):
+        result = subprocess.run(['bash', '-e', '-o', 'pipefail', '-c', text], cwd=self.workdir,
+                                env=env or self.environment(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=600, check=False)
+        run = PlaybookRun(text, result.returncode, result.stdout)
+        if check:
+            assert run.rc == 0, 'the commands failed (rc %d):\n%s\n%s' % (run.rc, text, run.output)
+        return run
+
+    def inventory(self, *args, env=None):
+        return self.ansible.inventory(*args, env=env)
+
+
+# -- kinds of blocks ---------------------------------------------------------------------------------------------
+
+def run_playbook_block(run, block):
+    """A playbook: run, then run again, which changes and writes nothing. Its own connection options (the
+    placeholders substituted) are what reach the service: UPTIME_API_KEY holds the key of no account."""
+    plays = yaml.safe_load(block.text)
+    assert isinstance(plays, list) and all('hosts' in play for play in plays), '%r is not a playbook' % block
+    text = substitute(block.text, run.emulator)
+    env = {'UPTIME_API_KEY': NO_ACCOUNT_KEY}
+    first = run.playbook(text, '--diff', env=env)
+    assert first.failed() == 0 and first.recap, first
+    run.emulator.clear_log()
+    assert_changed_nothing(run.playbook(text, '--diff', env=env))
+    assert run.emulator.writes() == []
+    return first
+
+
+def run_task_block(run, block, asserts=()):
+    """A list of tasks: run in one play on localhost whose connection comes from the environment (UPTIME_API_URL,
+    UPTIME_API_KEY), with ``asserts`` on what they registered; then again, changing and writing nothing."""
+    tasks = yaml.safe_load(substitute(block.text, run.emulator))
+    assert isinstance(tasks, list) and all('hosts' not in task for task in tasks), '%r is not a list of tasks' % block
+    if asserts:
+        tasks.append({'name': 'Check what the example registered',
+                      'ansible.builtin.assert': {'that': list(asserts), 'quiet': True}})
+    play = [{'name': 'Example of %s' % block.document, 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}]
+    text = yaml.safe_dump(play, sort_keys=False)
+    first = run.playbook(text, '--diff')
+    run.emulator.clear_log()
+    assert_changed_nothing(run.playbook(text, '--diff'))
+    assert run.emulator.writes() == []
+    return first
+
+
+def run_shell_block(run, block, env=None):
+    """A shell block, every command as written (the placeholders substituted), stopping at the first failure."""
+    return run.shell(substitute(block.text, run.emulator), env=env)
+
+
+LOAD_RULEBOOK = '''\
+import argparse
+import sys
+
+from ansible_rulebook.app import load_rulebook
+from ansible_rulebook.json_generator import generate_dict_rulesets
+
+print(len(generate_dict_rulesets(load_rulebook(argparse.Namespace(rulebook=sys.argv[1])), {})))
+'''
+
+
+def load_rulebook(run, block):
+    """A rulebook as ansible-rulebook loads one (its JSON schema, its parser, its sources found in the staged
+    collection, the conditions compiled), in a process of its own as ansible-rulebook is."""
+    path = run.ansible.write('rulebook.yml', block.text)
+    loaded = subprocess.run([os.path.join(BIN, 'python'), '-c', LOAD_RULEBOOK, path], cwd=run.workdir,
+                            env=run.environment(), capture_output=True, text=True, timeout=120, check=False)
+    rulebook = yaml.safe_load(block.text)
+    assert loaded.returncode == 0 and loaded.stdout.strip() == str(len(rulebook)), loaded
+    return rulebook
+
+
+def sources_of(rulebook):
+    return [name for ruleset in rulebook for source in ruleset['sources'] for name in source if name != 'name']
+
+
+# -- README.md --------------------------------------------------------------------------------------------------
+
+def galaxy_environment(run, galaxy, installed):
+    return run.environment(ANSIBLE_GALAXY_SERVER=galaxy.url, ANSIBLE_COLLECTIONS_PATH=installed,
+                           ANSIBLE_GALAXY_CACHE_DIR=os.path.join(run.workdir, 'galaxy-cache'),
+                           ANSIBLE_GALAXY_TOKEN_PATH=os.path.join(run.workdir, 'galaxy-token'),
+                           ANSIBLE_GALAXY_SERVER_LIST='')
+
+
+def assert_installed(galaxy, installed, collection):
+    with open(os.path.join(installed, 'ansible_collections', 'uptime', 'monitoring', 'MANIFEST.json'),
+              encoding='utf-8') as handle:
+        info = json.load(handle)['collection_info']
+    assert (info['namespace'], info['name'], info['version']) == (
+        collection['namespace'], collection['name'], collection['version'])
+    assert galaxy.download_path in galaxy.requests
+
+
+def galaxy_install(run, block, galaxy, collection):
+    """``ansible-galaxy collection install uptime.monitoring``, from the test's Galaxy server (ANSIBLE_GALAXY_SERVER):
+    the collection of this work tree is installed, at galaxy.yml's version."""
+    installed = os.path.join(run.workdir, 'collections')
+    run_shell_block(run, block, env=galaxy_environment(run, galaxy, installed))
+    assert_installed(galaxy, installed, collection)
+
+
+def galaxy_requirements(run, block, galaxy, collection):
+    """The requirements.yml, installed with the command the README gives for it."""
+    run.ansible.write('requirements.yml', block.text)
+    installed = os.path.join(run.workdir, 'collections')
+    run.shell('ansible-galaxy collection install -r requirements.yml',
+              env=galaxy_environment(run, galaxy, installed))
+    assert_installed(galaxy, installed, collection)
+
+
+def keep_the_shop_monitored(run, block):
+    run_playbook_block(run, block)
+    monitors = monitors_by_name(run.emulator)
+    assert sorted(monitors) == ['blog', 'shop']
+    assert (monitors['shop']['url'], int(monitors['shop']['interval'])) == ('https://shop.example.com/health', 60)
+    assert int(monitors['blog']['interval']) == 300
+
+
+def options_once_per_play(run, block):
+    run_playbook_block(run, block)
+    assert monitors_by_name(run.emulator)['home page']['url'] == 'https://www.example.com/'
+
+
+WEBSERVERS_INVENTORY = '''\
+[webservers]
+web1.example.com
+web2.example.com
+
+[webservers:vars]
+ansible_connection=local
+'''
+
+DEPLOY_TASKS = '''\
+---
+- name: Deploy the new release
+  ansible.builtin.debug:
+    msg: "{{ inventory_hostname }} deployed"
+'''
+
+
+def collection_playbooks(run, block):
+    """The playbooks run as the README shows, in a directory with the ``inventory`` (group webservers) and the
+    ``deploy.yml`` they name, against an account with an ongoing incident of the monitor shop."""
+    shop = create_monitor(run.emulator, 'shop', url='https://shop.example.com/health')
+    create_incident(run.emulator, shop['id'], stamp(600), cause='Timeout')
+    run.ansible.write('inventory', WEBSERVERS_INVENTORY)
+    run.ansible.write('deploy.yml', DEPLOY_TASKS)
+    output = run_shell_block(run, block).output
+    monitors = monitors_by_name(run.emulator)
+    assert sorted(monitors) == ['shop', 'web1.example.com', 'web2.example.com']
+    assert not any(monitor['status'] == 'paused' for monitor in monitors.values())  # the deploy put them back
+    assert output.count('deployed') >= 2, output
+    assert [incident['status'] for incident in incident_of(run.emulator, 'shop')] == ['resolved']
+    with open(os.path.join(run.workdir, 'account.yml'), encoding='utf-8') as handle:
+        exported = yaml.safe_load(handle)
+    assert sorted(monitor['name'] for monitor in exported['uptime_monitors']) == sorted(monitors)
+
+
+# -- the development workflow -------------------------------------------------------------------------------------
+
+def read(path):
+    with open(os.path.join(REPO_ROOT, path), encoding='utf-8') as handle:
+        return handle.read()
+
+
+def command_lines(text):
+    """The lines of a shell script or block, without comments and prompts."""
+    return [line.split(' #', 1)[0].strip() for line in text.split('\n') if line.strip() and not line.lstrip().startswith('#')]
+
+
+def ci_commands(run, block):  # pylint: disable=unused-argument
+    """``./scripts/demo.sh`` and ``./scripts/test.sh`` are what .ci/run runs (CI runs them; they are not run again
+    here), and ``./scripts/test.sh --list`` names the sections."""
+    ci = command_lines(read('.ci/run'))
+    for command in command_lines(block.text):
+        assert command in ci, '%r is not a command line of .ci/run' % command
+    listed = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '--list'], capture_output=True, text=True,
+                            check=True, timeout=60).stdout.split()
+    sections = re.search(r'^SECTIONS=\((.*)\)$', read('scripts/test.sh'), re.MULTILINE).group(1).split()
+    assert listed == sections and 'ecosystem' in listed
+
+
+def script_accepts(command):
+    """A command of the block: a script of the repository that exists, or tests/benchmark/run.py with options it
+    has (its --help, without running the benchmark)."""
+    words = shlex.split(command)
+    if words[0].startswith('./scripts/'):
+        assert os.access(os.path.join(REPO_ROOT, words[0]), os.X_OK), command
+        return
+    assert words[:2] == ['.venv/bin/python', 'tests/benchmark/run.py'], 'no check of %r here' % command
+    usage = subprocess.run([os.path.join(BIN, 'python'), os.path.join(REPO_ROOT, words[1]), '--help'], cwd=REPO_ROOT,
+                           capture_output=True, text=True, check=True, timeout=60).stdout
+    for word in words[2:]:
+        if word.startswith('--'):
+            assert word in usage, '%s has no option %s' % (words[1], word)
+        elif word.endswith('.md'):
+            assert os.path.isfile(os.path.join(REPO_ROOT, word)), word
+
+
+def benchmark_commands(run, block):  # pylint: disable=unused-argument
+    """The full benchmark takes an hour: its command is checked, and CI runs its small form (the benchmark section)."""
+    for command in command_lines(block.text):
+        for part in command.split('&&'):
+            script_accepts(part.strip())
+    assert re.search(r'tests/benchmark/run\.py --n \d+', read('scripts/test.sh'))
+
+
+def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
+    """The ansible-test commands are those of the sanity, unit and integration sections, in the directory
+    scripts/stage-collection.sh stages to (the test.sh sections run them in CI)."""
+    lines = command_lines(block.text)
+    for part in lines[0].split('&&'):
+        script_accepts(part.strip())
+    assert lines[1] == 'cd ' + os.path.relpath(STAGED, REPO_ROOT)
+    assert lines[2] == 'PATH=$OLDPWD/.venv/bin:$PATH'
+    test_sh = read('scripts/test.sh')
+    targets = os.listdir(os.path.join(REPO_ROOT, 'tests', 'integration', 'targets'))
+    for line in lines[3:]:
+        words = line.split()
+        assert words[0] == 'ansible-test', line
+        arguments = words[1:]
+        if arguments[0] == 'integration' and arguments[-1] in targets:
+            arguments = arguments[:-1]
+        assert 'ansible_test "$VENV/bin" %s' % ' '.join(arguments) in test_sh, '%r is not what scripts/test.sh runs' % line
+
+
+# -- docs/eda.md ---------------------------------------------------------------------------------------------------
+
+def rulebook_sample(run, block):
+    """A rulebook ansible-rulebook loads, whose source is the collection's."""
+    rulebook = load_rulebook(run, block)
+    assert sources_of(rulebook) == ['uptime.monitoring.events']
+    assert os.path.isfile(os.path.join(STAGED, 'extensions', 'eda', 'plugins', 'event_source', 'events.py'))
+
+
+def start_rulebook_command(run, exports, command, env):
+    """Run one ansible-rulebook command of a block until its source has polled the service with the exported key;
+    then stop it. ansible-rulebook runs until stopped: what is checked is that it starts and polls."""
+    run.emulator.clear_log()
+    process = subprocess.Popen(['bash', '-c', '\n'.join(exports + ['exec ' + command])], cwd=run.workdir, env=env,  # pylint: disable=consider-using-with
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + RULEBOOK_STARTUP
+        while not [entry for entry in run.emulator.log()
+                   if entry['path'] == '/api/v1/monitors' and entry.get('api_key') == PRIMARY_KEY]:
+            assert process.poll() is None, 'ansible-rulebook ended (rc %s): %s\n%s' % (
+                process.returncode, command, process.stdout.read())
+            assert time.monotonic() < deadline, 'ansible-rulebook did not poll the service: %s' % command
+            time.sleep(0.2)
+        assert process.poll() is None, command
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+    output = process.stdout.read()
+    assert 'Source error' not in output and PRIMARY_KEY not in output, output
+
+
+LOCAL_INVENTORY = '''\
+all:
+  hosts:
+    localhost:
+      ansible_connection: local
+'''
+
+
+FIRST_RULEBOOK = 'docs/eda.md: - name: React to phpUptime'
+FIRST_RUN = 'docs/eda.md: export UPTIME_API_URL=https://uptime.example.com'
+
+
+def start_rulebooks(run, block, variables):
+    """Each ansible-rulebook command of the block, after the ``export`` lines of the first run (placeholders
+    substituted), in a directory with the files the docs name: rulebook.yml (the first rulebook of docs/eda.md),
+    inventory.yml (localhost, local connection) and vars.yml (``variables``)."""
+    run.ansible.write('rulebook.yml', run.block(FIRST_RULEBOOK).text)
+    run.ansible.write('inventory.yml', LOCAL_INVENTORY)
+    run.ansible.write('vars.yml', yaml.safe_dump(variables))
+    create_monitor(run.emulator, 'shop')
+    env = run.environment(without=('UPTIME_API_URL', 'UPTIME_API_KEY'))  # what the block exports, nothing else
+    exports = [substitute(line, run.emulator) for line in commands(run.block(FIRST_RUN)) if line.startswith('export ')]
+    started = [line for line in commands(block) if not line.startswith('export ')]
+    assert started and all(line.startswith('ansible-rulebook ') for line in started), block
+    for command in started:
+        start_rulebook_command(run, exports, command, env)
+
+
+def rulebook_first_run(run, block):
+    start_rulebooks(run, block, {'uptime_events_interval': 60})
+
+
+def rulebook_persistence(run, block):
+    """The restart-safe command; vars.yml gives the H2 file as its comment says, in the temporary directory."""
+    assert 'drools_db_file_path:' in block.text
+    database = os.path.join(run.workdir, 'eda', 'uptime')
+    os.makedirs(os.path.dirname(database))
+    start_rulebooks(run, block, {'drools_db_file_path': database})
+
+
+# -- docs/inventory.md ---------------------------------------------------------------------------------------------
+
+PLAIN_CONFIG = 'docs/inventory.md: plugin: uptime.monitoring.monitors'
+
+
+def inventory_config(run, block):
+    """The configuration file alone, with the service in the environment: the status groups and the variables."""
+    seed_inventory_account(run.emulator)
+    source = run.ansible.write('production.uptime.yml', block.text)
+    listed = plain(json.loads(run.inventory(source, '--list').stdout))
+    for group in ('uptime_pending', 'uptime_online', 'uptime_offline', 'uptime_paused', 'uptime_maintenance'):
+        assert listed[group]['hosts'], group
+    assert all(set(hostvars) == {'uptime_monitors', 'uptime_statuses'} for hostvars in listed['_meta']['hostvars'].values())
+
+
+def inventory_graph_sample(run, block):
+    """The graph shown is what ``ansible-inventory --graph`` prints for an account seeded to match it."""
+    command, shown = commands(block)[0], block.text.split('\n', 1)[1]
+    assert command == 'ansible-inventory -i production.uptime.yml --graph'
+    seed_inventory_account(run.emulator)
+    run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    assert run.shell(command).output == shown
+
+
+def host_variables_sample(run, block):
+    """The host variables shown have the keys, and the values other than ids and times, of the real ones."""
+    sample = yaml.safe_load(block.text)
+    seed_inventory_account(run.emulator)
+    source = run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    real = plain(json.loads(run.inventory(source, '--host', 'shop.example.com').stdout))
+    assert set(real) == set(sample) and real['uptime_statuses'] == sample['uptime_statuses']
+    assert len(real['uptime_monitors']) == len(sample['uptime_monitors'])
+    for shown, actual in zip(sample['uptime_monitors'], real['uptime_monitors']):
+        assert set(shown) == set(actual)
+        assert {key: shown[key] for key in ('name', 'url', 'status', 'interval')} == {
+            key: actual[key] for key in ('name', 'url', 'status', 'interval')}
+        assert (shown['incident'] is None) == (actual['incident'] is None)
+        if actual['incident']:
+            assert set(shown['incident']) == set(actual['incident'])
+            assert shown['incident']['acknowledged'] == actual['incident']['acknowledged']
+        assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', actual['started_at']) and shown['started_at'].endswith('Z')
+
+
+def constructed_groups(run, block):
+    seed_inventory_account(run.emulator)
+    source = run.ansible.write('production.uptime.yml', block.text)
+    listed = plain(json.loads(run.inventory(source, '--list').stdout))
+
+    def hosts(group):
+        return sorted(listed.get(group, {}).get('hosts', []))
+    assert hosts('uptime_interval_60') == ['shop.example.com']
+    assert hosts('uptime_interval_300') == ['api.example.com', 'blog.example.com', 'docs.example.com', 'shop.example.com']
+    assert hosts('uptime_unacknowledged') == ['shop.example.com']
+    assert hosts('uptime_needs_attention') == ['shop.example.com']
+    assert {hostvars['ansible_user'] for hostvars in listed['_meta']['hostvars'].values()} == {'deploy'}
+
+
+def inventory_cache(run, block):
+    """The cache configuration: a second run within cache_timeout sends no request; --flush-cache reads again. The
+    cache goes under ~ (HOME is the temporary directory)."""
+    seed_inventory_account(run.emulator)
+    source = run.ansible.write('production.uptime.yml', block.text)
+    env = {'HOME': run.workdir}
+    run.emulator.clear_log()
+    first = run.inventory(source, '--graph', env=env).stdout
+    assert run.emulator.log()
+    assert os.listdir(os.path.join(run.workdir, '.cache', 'uptime-inventory'))
+    run.emulator.clear_log()
+    assert run.inventory(source, '--graph', env=env).stdout == first
+    assert run.emulator.log() == []
+    run.inventory(source, '--graph', '--flush-cache', env=env)
+    assert run.emulator.log()
+
+
+def health_check_commands(run, block):
+    """health_check on production.uptime.yml (the plain configuration file): one offline monitor whose URL answers
+    (resolved by the second command), one whose URL fails (acknowledged). Both URLs are the emulator's, so their
+    host is 127.0.0.1, which ``delegate_to: localhost`` then means (not the implicit localhost): a host_vars file
+    beside the configuration gives it what the implicit localhost has, the local connection and this Python."""
+    recovered = create_monitor(run.emulator, 'recovered', url=run.emulator.url + '/_emulator/')
+    broken = create_monitor(run.emulator, 'broken', url=run.emulator.url + '/_emulator/missing')
+    create_incident(run.emulator, recovered['id'], stamp(900))
+    create_incident(run.emulator, broken['id'], stamp(600))
+    run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    run.ansible.write(os.path.join('host_vars', '127.0.0.1.yml'), yaml.safe_dump(
+        {'ansible_connection': 'local', 'ansible_python_interpreter': os.path.join(BIN, 'python')}))
+    output = run_shell_block(run, block).output
+    assert 'answers: HTTP 200' in output and 'still fails: HTTP 404' in output, output
+    assert [incident['status'] for incident in incident_of(run.emulator, 'recovered')] == ['resolved']
+    assert [incident['status'] for incident in incident_of(run.emulator, 'broken')] == ['acknowledged']
+
+
+def remediation_play(run, block):
+    """A play that restarts nginx with become on the monitored hosts cannot run here: it is checked to be a valid
+    playbook that targets exactly the hosts of uptime_offline of the real inventory."""
+    seed_inventory_account(run.emulator)
+    source = run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    playbook = run.ansible.write('remediate.yml', block.text)
+    listed = run.ansible.playbook(playbook, '--list-hosts', inventory=source).output
+    hosts = re.search(r'hosts \((\d+)\):\n((?:\s+\S+\n?)*)', listed)
+    assert hosts and hosts.group(2).split() == ['shop.example.com'], listed
+
+
+def job_template_rulebook(run, block):
+    """Launching a job template needs a controller: the rulebook is loaded as ansible-rulebook loads it."""
+    rulebook = load_rulebook(run, block)
+    assert sources_of(rulebook) == ['uptime.monitoring.events']
+    action = rulebook[0]['rules'][0]['action']['run_job_template']
+    assert action['job_args']['limit'] == 'uptime_offline'
+
+
+# -- docs/operator-guide.md ----------------------------------------------------------------------------------------
+
+def acknowledge_current(run, block):
+    shop = create_monitor(run.emulator, 'shop')
+    create_incident(run.emulator, shop['id'], stamp(600))
+    run_task_block(run, block)
+    (incident,) = incident_of(run.emulator, 'shop')
+    assert (incident['status'], incident['comment']) == ('acknowledged', 'On it')
+
+
+def open_incident_now(run, block):
+    create_monitor(run.emulator, 'shop')
+    run_task_block(run, block)
+    (incident,) = incident_of(run.emulator, 'shop')
+    assert (incident['status'], incident['cause']) == ('unresolved', 'Payment provider unreachable')
+
+
+APPEND_COMMENTS = '''\
+- name: Acknowledge
+  uptime.monitoring.incident:
+    monitor: shop
+    state: acknowledged
+    comment: %s
+- name: Resolve, adding a note
+  uptime.monitoring.incident:
+    monitor: shop
+    state: resolved
+    comment: %s
+    comment_mode: append
+'''
+
+
+def appended_comment_sample(run, block):
+    """The comment shown is the shape of one acknowledged with the first line and resolved, with comment_mode:
+    append, with the second (its time stamp being the time of the resolve)."""
+    first, second = block.text.rstrip('\n').split('\n')
+    note = re.fullmatch(r'\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] (.*)', second).group(1)
+    shop = create_monitor(run.emulator, 'shop')
+    create_incident(run.emulator, shop['id'], stamp(600))
+    tasks = yaml.safe_load(APPEND_COMMENTS % (json.dumps(first), json.dumps(note)))
+    run.playbook(yaml.safe_dump([{'name': 'Comments', 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}]))
+    (incident,) = incident_of(run.emulator, 'shop')
+    shape = re.escape(first) + r'\n\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] ' + re.escape(note)
+    assert re.fullmatch(shape, incident['comment']), incident['comment']
+
+
+def incidents_of_a_period(run, block):
+    """Of two resolved incidents, the one that ended within the day is found."""
+    shop = create_monitor(run.emulator, 'shop')
+    create_incident(run.emulator, shop['id'], stamp(4 * 86400), ended_at=stamp(3 * 86400), cause='Old')
+    create_incident(run.emulator, shop['id'], stamp(7200), ended_at=stamp(3600), cause='Recent')
+    run_task_block(run, block, asserts=["resolved_last_day.incidents | map(attribute='cause') | list == ['Recent']"])
+
+
+# -- docs/transport.md ---------------------------------------------------------------------------------------------
+
+FAILURES = '''\
+- name: Real failures
+  hosts: localhost
+  gather_facts: false
+  tasks:
+    - name: A request the service answers with an error
+      uptime.monitoring.monitor_info:
+        api_key: key-of-no-account
+      register: answered
+      ignore_errors: true
+    - name: A request that is never answered
+      uptime.monitoring.monitor_info:
+        api_url: http://127.0.0.1:9
+        retries: 0
+      register: unanswered
+      ignore_errors: true
+    - name: Keep the messages
+      ansible.builtin.copy:
+        content: "{{ [answered.msg, unanswered.msg] | to_json }}"
+        dest: "{{ playbook_dir }}/messages.json"
+        mode: "0600"
+'''
+MESSAGE_PLACEHOLDERS = (
+    ('METHOD', '[A-Z]+'), ('/path', r'/\S*'), ('nnn', r'\d{3}'), ('what the service said', '.+'),
+    ('what went wrong', '(?!HTTP ).+'),
+)
+
+
+def failure_message_format(run, block):
+    """Each line of the format is the shape of a real failure's message: one the service answered, one it did not."""
+    run.playbook(FAILURES)
+    with open(os.path.join(run.workdir, 'messages.json'), encoding='utf-8') as handle:
+        messages = json.load(handle)
+    for line, message in zip(block.text.rstrip('\n').split('\n'), messages):
+        shape = re.escape(line)
+        for written, pattern in MESSAGE_PLACEHOLDERS:
+            shape = shape.replace(re.escape(written), pattern)
+        assert re.fullmatch(shape, message), (line, message)
+
+
+# -- which handler tests which block --------------------------------------------------------------------------------
+
+CLAIMS = [
+    Claim('README.md', 'ansible-galaxy collection install uptime.monitoring', galaxy_install),
+    Claim('README.md', '---\ncollections:', galaxy_requirements),
+    Claim('README.md', '- name: Keep the shop monitored', keep_the_shop_monitored),
+    Claim('README.md', '- hosts: localhost', options_once_per_play),
+    Claim('README.md', 'ansible-playbook -i inventory uptime.monitoring.monitor_hosts -e uptime_hosts=webservers',
+          collection_playbooks),
+    Claim('README.md', './scripts/demo.sh', ci_commands),
+    Claim('CONTRIBUTING.md', './scripts/demo.sh', ci_commands),
+    Claim('CONTRIBUTING.md', './scripts/bootstrap.sh && .venv/bin/python tests/benchmark/run.py', benchmark_commands),
+    Claim('CONTRIBUTING.md', './scripts/bootstrap.sh && ./scripts/stage-collection.sh', ansible_test_by_hand),
+    Claim('docs/eda.md', '- name: React to phpUptime', rulebook_sample),
+    Claim('docs/eda.md', 'export UPTIME_API_URL=https://uptime.example.com', rulebook_first_run),
+    Claim('docs/eda.md', 'ansible-rulebook -r uptime.monitoring.acknowledge_offline', rulebook_persistence),
+    Claim('docs/inventory.md', '$ ansible-inventory -i production.uptime.yml --graph', inventory_graph_sample),
+    Claim('docs/inventory.md', '---\nplugin: uptime.monitoring.monitors', inventory_config),
+    Claim('docs/inventory.md', 'uptime_monitors:', host_variables_sample),
+    Claim('docs/inventory.md', '---\nplugin: uptime.monitoring.monitors\nstrict: true', constructed_groups),
+    Claim('docs/inventory.md', '---\nplugin: uptime.monitoring.monitors\ncache: true', inventory_cache),
+    Claim('docs/inventory.md', 'ansible-playbook -i production.uptime.yml uptime.monitoring.health_check',
+          health_check_commands),
+    Claim('docs/inventory.md', '- name: Restart the web service where a monitor is offline', remediation_play),
+    Claim('docs/inventory.md', '- name: React to monitors going offline', job_template_rulebook),
+    Claim('docs/operator-guide.md', '- name: Acknowledge the current incident of the shop monitor', acknowledge_current),
+    Claim('docs/operator-guide.md', '- name: Open an incident of the shop monitor now', open_incident_now),
+    Claim('docs/operator-guide.md', 'On it', appended_comment_sample),
+    Claim('docs/operator-guide.md', '- name: Incidents resolved in the last day', incidents_of_a_period),
+    Claim('docs/performance.md', '.venv/bin/python tests/benchmark/run.py --update-doc', benchmark_commands),
+    Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),
+]
+# Handlers that take the session's Galaxy server.
+NEEDS_GALAXY = (galaxy_install, galaxy_requirements)
+
+
+@pytest.fixture(scope='module')
+def claimed():
+    won, problems = resolve_claims(CLAIMS, all_blocks())
+    return won, problems
+
+
+@pytest.fixture(scope='session')
+def collection():
+    with open(os.path.join(REPO_ROOT, 'galaxy.yml'), encoding='utf-8') as handle:
+        return yaml.safe_load(handle)
+
+
+@pytest.fixture(scope='session')
+def galaxy(tmp_path_factory, collection):  # pylint: disable=redefined-outer-name
+    """A Galaxy server holding the collection, built once from the staged copy as `build` builds it."""
+    output = tmp_path_factory.mktemp('galaxy')
+    subprocess.run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--output-path', str(output), STAGED],
+                   check=True, capture_output=True, timeout=300, env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS))
+    (tarball,) = output.glob('*.tar.gz')
+    server = GalaxyServer(collection['namespace'], collection['name'], collection['version'], str(tarball))
+    yield server
+    server.stop()
+
+
+def test_every_block_is_claimed(claimed):  # pylint: disable=redefined-outer-name
+    names = [claim.name for claim in CLAIMS]
+    assert len(set(names)) == len(names), 'two claims have one name: give them heads whose last lines differ'
+    won, problems = claimed
+    assert not problems, '\n'.join(problems)
+    assert len(won) == len(CLAIMS)
+
+
+def test_a_block_no_claim_fits_and_a_claim_without_its_block_are_told():
+    """What test_every_block_is_claimed reports when an example is added or changed: the unclaimed block, the claim
+    left without a block, and claims that tie; of two heads that fit, the longer wins."""
+    def handler(run, block):  # pylint: disable=unused-argument
+        raise AssertionError('not run')
+    blocks = [Block('docs/x.md', 3, 'yaml', '---\nplugin: x\n'), Block('docs/x.md', 9, 'yaml', '---\nplugin: x\ncache: true\n'),
+              Block('docs/x.md', 20, '', 'new command\n')]
+    claims = [Claim('docs/x.md', '---\nplugin: x', handler), Claim('docs/x.md', '---\nplugin: x\ncache: true', handler),
+              Claim('docs/x.md', 'old command', handler)]
+    won, problems = resolve_claims(claims, blocks)
+    assert {name: block.line for name, block in won.items()} == {'docs/x.md: plugin: x': 3, 'docs/x.md: cache: true': 9}
+    assert len(problems) == 2, problems
+    assert "docs/x.md:20" in problems[0] and "add a Claim('docs/x.md', 'new command', handler)" in problems[0]
+    assert "claim 'docs/x.md: old command' wins 0 blocks" in problems[1]
+    won, problems = resolve_claims(claims[:1] + claims[:1], blocks[:1])
+    assert 'both fit' in problems[0]
+
+
+@pytest.mark.parametrize('claim', CLAIMS, ids=[claim.name for claim in CLAIMS])
+def test_docs_example(claim, claimed, ansible, emulator, request):  # pylint: disable=redefined-outer-name
+    won, dummy = claimed
+    assert claim.name in won, 'the block of %r is not there (see test_every_block_is_claimed)' % claim.name
+    run = DocRun(ansible, emulator, won)
+    if claim.handler in NEEDS_GALAXY:
+        claim.handler(run, won[claim.name], request.getfixturevalue('galaxy'), request.getfixturevalue('collection'))
+    else:
+        claim.handler(run, won[claim.name])
