@@ -23,8 +23,10 @@ FENCE = re.compile(r'^(?P<indent>[ \t]*)(?P<fence>```+|~~~+)(?P<info>[^`]*)$')
 PLACEHOLDERS = (
     # (as written in the docs, what the test puts in its place)
     ('https://uptime.example.com', lambda emulator: emulator.url),
-    ('UPTIME_API_KEY=...', lambda emulator: 'UPTIME_API_KEY=' + PRIMARY_KEY),
 )
+# Files an example reads that a user keeps (under HOME, which is the test's temporary directory), with the line
+# break an editor leaves at the end.
+HOME_FILES = {'.config/uptime/api-key': PRIMARY_KEY + '\n'}
 # Variables an example refers to that a user keeps elsewhere (a vault): given with -e.
 EXTRA_VARS = {'vault_uptime_api_key': PRIMARY_KEY}
 

@@ -31,6 +31,7 @@ import pytest
 import yaml
 
 from docs_examples import (
+    HOME_FILES,
     Block,
     Claim,
     GalaxyServer,
@@ -358,27 +359,44 @@ def start_rulebook_command(run, exports, command, env):
     assert 'Source error' not in output and PRIMARY_KEY not in output, output
 
 
-LOCAL_INVENTORY = '''\
-all:
-  hosts:
-    localhost:
-      ansible_connection: local
-'''
-
-
 FIRST_RULEBOOK = 'docs/eda.md: - name: React to phpUptime'
+RULEBOOK_INVENTORY = 'docs/eda.md: all:'
 FIRST_RUN = 'docs/eda.md: export UPTIME_API_URL=https://uptime.example.com'
+
+
+def write_home_files(run):
+    """The files of HOME_FILES under the temporary directory, which is then HOME."""
+    for name, text in HOME_FILES.items():
+        run.ansible.write(name, text)
+    return {'HOME': run.workdir}
+
+
+def rulebook_inventory(run, block):
+    """The inventory the rulebook's playbooks run with: the playbook the first rulebook starts, given the event
+    of a monitor gone offline as ansible-rulebook gives it, acknowledges the incident. Its modules need
+    ``requests``, which only the Python running the playbook is sure to have; interpreter discovery would pick
+    another Python."""
+    shop = create_monitor(run.emulator, 'shop')
+    create_incident(run.emulator, shop['id'], stamp(600))
+    run.ansible.write('inventory.yml', block.text)
+    event = {'ansible_eda': {'event': {'uptime': {'type': 'monitor_status_changed', 'status': 'offline',
+                                                  'monitor_id': int(shop['id']), 'monitor_name': 'shop'}}}}
+    run.ansible.write('event.json', json.dumps(event))
+    played = yaml.safe_load(run.block(FIRST_RULEBOOK).text)[0]['rules'][0]['action']['run_playbook']['name']
+    run.shell('ansible-playbook -i inventory.yml %s -e @event.json' % played)
+    assert [incident['status'] for incident in incident_of(run.emulator, 'shop')] == ['acknowledged']
 
 
 def start_rulebooks(run, block, variables):
     """Each ansible-rulebook command of the block, after the ``export`` lines of the first run (placeholders
     substituted), in a directory with the files the docs name: rulebook.yml (the first rulebook of docs/eda.md),
-    inventory.yml (localhost, local connection) and vars.yml (``variables``)."""
+    inventory.yml (the inventory of docs/eda.md) and vars.yml (``variables``)."""
     run.ansible.write('rulebook.yml', run.block(FIRST_RULEBOOK).text)
-    run.ansible.write('inventory.yml', LOCAL_INVENTORY)
+    run.ansible.write('inventory.yml', run.block(RULEBOOK_INVENTORY).text)
     run.ansible.write('vars.yml', yaml.safe_dump(variables))
     create_monitor(run.emulator, 'shop')
-    env = run.environment(without=('UPTIME_API_URL', 'UPTIME_API_KEY'))  # what the block exports, nothing else
+    # What the block exports, nothing else; the key it reads from where the docs keep it.
+    env = run.environment(without=('UPTIME_API_URL', 'UPTIME_API_KEY'), **write_home_files(run))
     exports = [substitute(line, run.emulator) for line in commands(run.block(FIRST_RUN)) if line.startswith('export ')]
     started = [line for line in commands(block) if not line.startswith('export ')]
     assert started and all(line.startswith('ansible-rulebook ') for line in started), block
@@ -416,7 +434,7 @@ def inventory_config(run, block):
 def inventory_graph_sample(run, block):
     """The graph shown is what ``ansible-inventory --graph`` prints for an account seeded to match it."""
     command, shown = commands(block)[0], block.text.split('\n', 1)[1]
-    assert command == 'ansible-inventory -i production.uptime.yml --graph'
+    assert command == 'ANSIBLE_INVENTORY_UNPARSED_FAILED=true ansible-inventory -i production.uptime.yml --graph'
     seed_inventory_account(run.emulator)
     run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
     assert run.shell(command).output == shown
@@ -488,6 +506,29 @@ def health_check_commands(run, block):
     assert 'answers: HTTP 200' in output and 'still fails: HTTP 404' in output, output
     assert [incident['status'] for incident in incident_of(run.emulator, 'recovered')] == ['resolved']
     assert [incident['status'] for incident in incident_of(run.emulator, 'broken')] == ['acknowledged']
+
+
+def maintenance_end_play(run, block):
+    """The play on uptime_maintenance prints the end of the window the inventory gives the host in maintenance."""
+    seed_inventory_account(run.emulator)
+    source = run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    (monitor,) = plain(json.loads(run.inventory(source, '--host', 'docs.example.com').stdout))['uptime_monitors']
+    assert monitor['status'] == 'maintenance' and monitor['maintenance_end_at'].endswith('Z'), monitor
+    played = run.ansible.playbook(run.ansible.write('maintenance.yml', block.text), inventory=source).output
+    assert 'Maintenance ends at %s' % monitor['maintenance_end_at'] in played, played
+
+
+def unparsed_is_failed_setting(run, block):
+    """In ansible.cfg beside the configuration file, the setting makes a wrong key fail ansible-inventory (rc 1,
+    the plugin's message naming api_key); without it the same run is only a warning (rc 0, no host)."""
+    run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    env = run.environment(without=('ANSIBLE_INVENTORY_UNPARSED_WARNING',), UPTIME_API_KEY=NO_ACCOUNT_KEY)
+    command = 'ansible-inventory -i production.uptime.yml --graph'
+    lenient = run.shell(command, env=env, check=False)
+    assert lenient.rc == 0 and 'check api_key' in lenient.output and 'uptime_' not in lenient.output.split('@all:')[-1], lenient
+    run.ansible.write('ansible.cfg', block.text)
+    strict = run.shell(command, env=env, check=False)
+    assert strict.rc != 0 and 'check api_key' in strict.output, strict
 
 
 def remediation_play(run, block):
@@ -619,15 +660,19 @@ CLAIMS = [
     Claim('CONTRIBUTING.md', './scripts/bootstrap.sh && .venv/bin/python tests/benchmark/run.py', benchmark_commands),
     Claim('CONTRIBUTING.md', './scripts/bootstrap.sh && ./scripts/stage-collection.sh', ansible_test_by_hand),
     Claim('docs/eda.md', '- name: React to phpUptime', rulebook_sample),
+    Claim('docs/eda.md', 'all:', rulebook_inventory),
     Claim('docs/eda.md', 'export UPTIME_API_URL=https://uptime.example.com', rulebook_first_run),
     Claim('docs/eda.md', 'ansible-rulebook -r uptime.monitoring.acknowledge_offline', rulebook_persistence),
-    Claim('docs/inventory.md', '$ ansible-inventory -i production.uptime.yml --graph', inventory_graph_sample),
+    Claim('docs/inventory.md', '$ ANSIBLE_INVENTORY_UNPARSED_FAILED=true ansible-inventory -i production.uptime.yml --graph',
+          inventory_graph_sample),
     Claim('docs/inventory.md', '---\nplugin: uptime.monitoring.monitors', inventory_config),
     Claim('docs/inventory.md', 'uptime_monitors:', host_variables_sample),
     Claim('docs/inventory.md', '---\nplugin: uptime.monitoring.monitors\nstrict: true', constructed_groups),
     Claim('docs/inventory.md', '---\nplugin: uptime.monitoring.monitors\ncache: true', inventory_cache),
-    Claim('docs/inventory.md', 'ansible-playbook -i production.uptime.yml uptime.monitoring.health_check',
-          health_check_commands),
+    Claim('docs/inventory.md', 'export ANSIBLE_INVENTORY_UNPARSED_FAILED=true\n'
+          'ansible-playbook -i production.uptime.yml uptime.monitoring.health_check', health_check_commands),
+    Claim('docs/inventory.md', '- name: Tell when the maintenance of each endpoint ends', maintenance_end_play),
+    Claim('docs/inventory.md', '[inventory]', unparsed_is_failed_setting),
     Claim('docs/inventory.md', '- name: Restart the web service where a monitor is offline', remediation_play),
     Claim('docs/inventory.md', '- name: React to monitors going offline', job_template_rulebook),
     Claim('docs/operator-guide.md', '- name: Acknowledge the current incident of the shop monitor', acknowledge_current),
