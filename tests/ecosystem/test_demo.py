@@ -144,7 +144,7 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
 
 
 def test_playground_stops_on_sigterm(playground):
-    paste, _ = read_paste_and_examples(playground)
+    paste = read_paste_and_examples(playground)[0]
     url = next(line.split('=', 1)[1] for line in paste if line.startswith('export UPTIME_API_URL='))
     emulator = Emulator(url, api_keys=(DEMO_KEY,))
     assert emulator.api('GET', '/api/v1/status').status == 200

@@ -694,7 +694,7 @@ def parse_args(argv=None):
         parser.error('give at least one --api-key')
     zones = {}
     for setting in args.timezones:
-        key, _, zone = setting.rpartition('=')
+        key, zone = setting.rpartition('=')[::2]
         if key not in args.api_keys + args.no_api_keys:
             parser.error('--timezone %s: give it as KEY=ZONE, KEY one of the --api-key or --no-api-key keys' % setting)
         try:
