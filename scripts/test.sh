@@ -194,12 +194,11 @@ section_docs() {
 section_ecosystem() {
     # tests/ecosystem: the playbooks of playbooks/, the EXAMPLES of every
     # module, the AWX credential type and the execution environment files,
-    # run against the emulator; the main job's virtualenv (.venv-demo) and
-    # playground. Each test waits mostly on its own ansible-playbook, so two
-    # workers (an emulator each) halve the section; the tests of one
-    # xdist_group share a worker.
+    # run against the emulator, and the main job's virtualenv (.venv-demo)
+    # and playground. Each test waits mostly on its own ansible-playbook, so
+    # two workers (an emulator each) halve the section.
     local rc=0
-    "$PY" -m pytest tests/ecosystem -p no:cacheprovider -n 2 --dist loadgroup || rc=$?
+    "$PY" -m pytest tests/ecosystem -p no:cacheprovider -n 2 || rc=$?
     if [[ $rc -eq 5 ]]; then
         echo "ecosystem: pytest collected no tests: failing" >&2
     fi

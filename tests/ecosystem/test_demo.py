@@ -2,11 +2,12 @@
 (``./scripts/demo.sh --serve``), run as a newcomer runs them: the scripts make the virtualenv, the playground prints the
 lines to paste, and what it prints is pasted into a shell.
 
-The tests share ``.venv-demo`` and ``build/demo``: they run in one worker (``xdist_group``, ``--dist loadgroup``).
+The tests share ``.venv-demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import queue
@@ -21,12 +22,19 @@ import pytest
 from ecosystem_support import REPO_ROOT, Emulator
 from emulator.demo import DEMO_KEY, SECOND_KEY, SECOND_ZONE
 
-pytestmark = pytest.mark.xdist_group('demo')
-
 DEMO_SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'demo.sh')
 DEMO_PYTHON = os.path.join(REPO_ROOT, '.venv-demo', 'bin', 'python')
 # What a fresh .venv-demo may hold at most, pip and setuptools included.
 MOST_PACKAGES = 25
+
+
+@pytest.fixture(autouse=True)
+def demo_lock():
+    """One test of this file at a time: two bootstraps of a fresh .venv-demo at once would break each other."""
+    os.makedirs(os.path.join(REPO_ROOT, 'build'), exist_ok=True)
+    with open(os.path.join(REPO_ROOT, 'build', 'demo.lock'), 'w', encoding='utf-8') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def test_demo_virtualenv_holds_what_the_main_job_needs_only():

@@ -17,6 +17,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 
 try:
     from .control import Emulator
@@ -47,22 +48,22 @@ def relative(path):
 def install_collection():
     """Stage the work tree, build its tarball and install that into build/demo/collections; return the tarball's name.
 
-    The staged copy is build/demo's own, so that the demo never disturbs build/collections, which the test suites use.
+    Staged and built in a directory of its own, so that the demo never disturbs build/collections, which the test
+    suites use, nor another demo running beside it.
     """
     step('build and install the collection')
-    staged = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh'), os.path.join(DEMO_DIR, 'source')],
-                            check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
-    dist = os.path.join(DEMO_DIR, 'dist')
-    os.makedirs(dist, exist_ok=True)
-    for name in os.listdir(dist):
-        os.remove(os.path.join(dist, name))
+    os.makedirs(DEMO_DIR, exist_ok=True)
     ansible_galaxy = os.path.join(VENV_BIN, 'ansible-galaxy')
-    subprocess.run([ansible_galaxy, 'collection', 'build', '--force', '--output-path', dist, staged],
-                   check=True, stdout=subprocess.DEVNULL)
-    (tarball,) = os.listdir(dist)
-    subprocess.run([ansible_galaxy, 'collection', 'install', '--force', '--offline', '-p', COLLECTIONS,
-                    os.path.join(dist, tarball)], check=True, stdout=subprocess.DEVNULL,
-                   env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS))
+    with tempfile.TemporaryDirectory(dir=DEMO_DIR, prefix='build-') as work:
+        staged = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh'), work],
+                                check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+        dist = os.path.join(work, 'dist')
+        subprocess.run([ansible_galaxy, 'collection', 'build', '--output-path', dist, staged],
+                       check=True, stdout=subprocess.DEVNULL)
+        (tarball,) = os.listdir(dist)
+        subprocess.run([ansible_galaxy, 'collection', 'install', '--force', '--offline', '-p', COLLECTIONS,
+                        os.path.join(dist, tarball)], check=True, stdout=subprocess.DEVNULL,
+                       env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS))
     with open(INVENTORY, 'w', encoding='utf-8') as inventory:
         # An explicit localhost that runs modules with this virtualenv's Python (which has requests).
         inventory.write('localhost ansible_connection=local ansible_python_interpreter=%s\n' % sys.executable)
@@ -98,7 +99,7 @@ def environment(emulator):
 def where_things_are(tarball):
     return '\n'.join((
         '  virtualenv   %s (ansible-core and requests; ./scripts/bootstrap.sh demo)' % relative(os.path.dirname(VENV_BIN)),
-        '  collection   %s (installed from %s)' % (relative(COLLECTIONS), tarball),
+        '  collection   %s (%s, built from the work tree)' % (relative(COLLECTIONS), tarball),
         '  playbooks    playbooks/ (the demo: %s)' % PLAYBOOK,
         '  emulator     tests/emulator/README.md (control.py: reset, log, faults, time zones)',
     ))
