@@ -80,7 +80,9 @@ def start_emulator(host, port):
         emulator = Emulator.start(api_keys=(DEMO_KEY, SECOND_KEY), host=host, port=port,
                                   extra_args=('--timezone', '%s=%s' % (SECOND_KEY, SECOND_ZONE)))
     except RuntimeError as error:
-        sys.exit('demo: the emulator did not start on %s:%s (--port picks another port): %s' % (host, port, error))
+        # The last line of the server's error output says why (e.g. "OSError: [Errno 98] Address already in use").
+        sys.exit('demo: the emulator did not start on %s:%s (--port picks another port): %s'
+                 % (host, port, str(error).strip().splitlines()[-1]))
     print('emulator at %s' % emulator.url)
     return emulator
 
