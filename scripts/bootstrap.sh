@@ -13,8 +13,11 @@
 #   ./scripts/bootstrap.sh publish    # .venv-publish: Python 3.11,
 #                                     # tests/publish/requirements.txt
 #                                     # (galaxy-importer and its own pins)
+#   ./scripts/bootstrap.sh demo       # .venv-demo: Python 3.11,
+#                                     # tests/requirements-demo.txt (the
+#                                     # main job: ansible-core, requests)
 #
-# Also lets ansible-test run without internet access (see
+# For dev and current, also lets ansible-test run without internet access (see
 # scripts/ansible-test-offline.sh).
 #
 # Environment:
@@ -25,7 +28,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
-case "${1:-dev}" in
+MODE="${1:-dev}"
+case "$MODE" in
     dev)
         VENV="$ROOT/.venv"
         PY_VERSION=3.11
@@ -44,8 +48,14 @@ case "${1:-dev}" in
         REQUIREMENTS=(tests/publish/requirements.txt)
         IMPORTS='import galaxy_importer'
         ;;
+    demo)
+        VENV="$ROOT/.venv-demo"
+        PY_VERSION=3.11
+        REQUIREMENTS=(tests/requirements-demo.txt requirements.txt)
+        IMPORTS='import ansible, requests'
+        ;;
     *)
-        echo "usage: $0 [dev|current|publish]" >&2
+        echo "usage: $0 [dev|current|publish|demo]" >&2
         exit 2
         ;;
 esac
@@ -92,7 +102,9 @@ else
     log "installing ${REQUIREMENTS[0]} into ${VENV#"$ROOT"/}"
     rm -f "$STAMP"
     pip_log="$VENV/pip-install.log"
-    if ! "$VENV/bin/python" -m pip install --disable-pip-version-check -r "${REQUIREMENTS[0]}" >"$pip_log" 2>&1; then
+    # pip's Collecting/Installing lines as they come (a fresh install takes a while); all of its output in the log.
+    if ! "$VENV/bin/python" -m pip install --disable-pip-version-check -r "${REQUIREMENTS[0]}" 2>&1 | tee "$pip_log" |
+        awk '/^(Collecting|Installing|Successfully) / { print "  " $0; fflush() }' >&2; then
         cat "$pip_log" >&2
         log "pip install failed (output above, also in ${pip_log#"$ROOT"/})"
         exit 1
@@ -100,6 +112,6 @@ else
     echo "$req_hash" >"$STAMP"
 fi
 
-if [[ "$VENV" != "$ROOT/.venv-publish" ]]; then
+if [[ "$MODE" == dev || "$MODE" == current ]]; then
     "$ROOT/scripts/ansible-test-offline.sh" "$VENV/bin/python"
 fi

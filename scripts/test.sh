@@ -195,8 +195,9 @@ section_ecosystem() {
     # tests/ecosystem: the playbooks of playbooks/, the EXAMPLES of every
     # module, every example of README.md, CONTRIBUTING.md and docs/
     # (test_docs_examples.py), the AWX credential type and the execution
-    # environment files, run against the emulator. Each test waits mostly on its own
-    # ansible-playbook, so two workers (an emulator each) halve the section.
+    # environment files, run against the emulator, and the main job's
+    # virtualenv (.venv-demo) and playground. Each test waits mostly on its
+    # own ansible-playbook, so two workers (an emulator each) halve the section.
     local rc=0
     "$PY" -m pytest tests/ecosystem -p no:cacheprovider -n 2 || rc=$?
     if [[ $rc -eq 5 ]]; then

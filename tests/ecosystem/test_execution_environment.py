@@ -72,8 +72,11 @@ def test_ee_definition_makes_a_build_context(tmp_path):
     assert [collection['name'] for collection in galaxy['collections']] == ['uptime.monitoring']
 
 
-def test_ee_definition_pins_the_tested_ansible_core():
+def test_ee_definition_and_the_demo_pin_the_tested_ansible_core():
     with open(EE_DEFINITION, encoding='utf-8') as handle:
         definition = yaml.safe_load(handle)
     tested = [line for line in requirement_lines(os.path.join(REPO_ROOT, 'requirements-dev.txt')) if line.startswith('ansible-core')]
     assert [definition['dependencies']['ansible_core']['package_pip']] == tested
+    # The main job (.venv-demo) runs on the same line.
+    demo = [line for line in requirement_lines(os.path.join(REPO_ROOT, 'tests', 'requirements-demo.txt')) if line.startswith('ansible-core')]
+    assert demo == tested

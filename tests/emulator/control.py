@@ -10,6 +10,7 @@ Shell use (the URL may also come from ``EMULATOR_URL``)::
     python tests/emulator/control.py reset --url http://127.0.0.1:8080
     python tests/emulator/control.py log --url http://127.0.0.1:8080
     python tests/emulator/control.py fault drop --count 2 --when after --url ...
+    python tests/emulator/control.py timezone KEY America/New_York --url ...
 
 Only the standard library is used (urllib), never the collection's own client.
 """
@@ -116,13 +117,13 @@ class Emulator:
 
     @classmethod
     def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(),
-              timeout=15, tls=False):
-        """Launch ``server.py`` on a free port and wait for its READY line.
+              timeout=15, tls=False, port=0):
+        """Launch ``server.py`` on ``port`` (0: a free one) and wait for its READY line.
 
         The server stops when this process goes away, even without ``stop()`` (its stdin is a pipe from here).
         ``tls=True`` makes a test PKI in a temporary directory (removed by ``stop()``) and serves HTTPS with it.
         """
-        command = [sys.executable, SERVER, '--host', host, '--port', '0', '--db', db, '--exit-with-stdin']
+        command = [sys.executable, SERVER, '--host', host, '--port', str(port), '--db', db, '--exit-with-stdin']
         pki, pki_dir = None, None
         if tls:
             try:
@@ -323,9 +324,20 @@ def main(argv=None):
     rate = commands.add_parser('rate-limit', parents=[common], help='set the rate limit (0 = off)')
     rate.add_argument('per_minute', type=int)
     rate.add_argument('--window-seconds', type=float, default=60)
+    zone = commands.add_parser('timezone', parents=[common], help='set the time zone of an account')
+    zone.add_argument('api_key', metavar='KEY', help='the API key of the account')
+    zone.add_argument('zone', metavar='ZONE', help='an IANA name such as America/New_York, or "default" for the instance default (UTC)')
     args = parser.parse_args(argv)
 
     emulator = Emulator(args.url)
+    try:
+        run_command(emulator, args)
+    except (RuntimeError, OSError) as error:  # a refused request, or no emulator at --url
+        parser.exit(1, '%s\n' % error)
+    return 0
+
+
+def run_command(emulator, args):
     if args.command == 'reset':
         emulator.reset()
     elif args.command == 'log':
@@ -341,7 +353,8 @@ def main(argv=None):
         print(json.dumps(emulator.fault(args.kind, count=args.count, when=args.when, **opts)))
     elif args.command == 'rate-limit':
         print(json.dumps(emulator.rate_limit(args.per_minute, args.window_seconds)))
-    return 0
+    elif args.command == 'timezone':
+        print(json.dumps(emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key)))
 
 
 if __name__ == '__main__':

@@ -19,6 +19,7 @@ import socket
 import sys
 import threading
 import time
+import zoneinfo
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -250,7 +251,7 @@ def stringly(value):
 class Emulator:
     """Everything the request handlers share: store, accounts, log, faults, rate limit and quirks."""
 
-    def __init__(self, store, api_keys, no_api_keys, default_per_page=100, rate_limit=0, window_seconds=60):
+    def __init__(self, store, api_keys, no_api_keys, default_per_page=100, rate_limit=0, window_seconds=60, timezones=None):
         self.store = store
         self.default_per_page = default_per_page
         self.initial_rate_limit = (rate_limit, window_seconds)
@@ -262,10 +263,19 @@ class Emulator:
         for index, key in enumerate(list(api_keys) + list(no_api_keys)):
             store.ensure_account(key, api_access=key not in no_api_keys)
             self.key_index[key] = index
+        # The accounts' time zones of the command line, which reset restores.
+        self.initial_timezones = dict(timezones or {})
+        self._apply_initial_timezones()
+
+    def _apply_initial_timezones(self):
+        for key, zone in self.initial_timezones.items():
+            self.store.set_timezone(key, zone)
 
     def reset(self):
-        """Back to a clean start: no records, log, faults, counters or quirks; rate limit as on the command line."""
+        """Back to a clean start: no records, log, faults, counters or quirks; rate limit and time zones as on the
+        command line."""
         self.store.reset()
+        self._apply_initial_timezones()
         self.log.clear(restart=True)
         self.faults.clear()
         self.rate_limiter.configure(*self.initial_rate_limit)
@@ -608,6 +618,8 @@ class Handler(BaseHTTPRequestHandler):
                 return Response.json(200, emulator.store.check_monitor(account['id'], int(payload['monitor_id']),
                                                                        payload.get('status')))
             if action == ('POST', '/account'):
+                if emulator.store.account_for_key(payload.get('api_key')) is None:
+                    return Response.json(400, {'error': 'unknown api_key'})
                 emulator.store.set_timezone(payload['api_key'], payload.get('timezone'))
                 return Response.json(200, {'timezone': payload.get('timezone')})
             if action == ('GET', '/quirks'):
@@ -667,6 +679,9 @@ def parse_args(argv=None):
                         help='API key of an account with API access (repeatable; each key is its own account)')
     parser.add_argument('--no-api-key', action='append', default=[], dest='no_api_keys', metavar='KEY',
                         help='API key of an account whose plan has no API access (every request is a 403)')
+    parser.add_argument('--timezone', action='append', default=[], dest='timezones', metavar='KEY=ZONE',
+                        help="time zone of the account of KEY (an IANA name such as America/New_York; "
+                             "without it, the instance default, UTC); reset restores it (repeatable)")
     parser.add_argument('--rate-limit', type=int, default=0, metavar='N', help='requests per minute per account, 0 = off (default)')
     parser.add_argument('--default-per-page', type=int, default=100, help='page size when per_page is absent or invalid (default 100)')
     parser.add_argument('--verbose', action='store_true', help='log each request to stderr')
@@ -677,13 +692,25 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     if not args.api_keys and not args.no_api_keys:
         parser.error('give at least one --api-key')
+    zones = {}
+    for setting in args.timezones:
+        key, zone = setting.rpartition('=')[::2]
+        if key not in args.api_keys + args.no_api_keys:
+            parser.error('--timezone %s: give it as KEY=ZONE, KEY one of the --api-key or --no-api-key keys' % setting)
+        try:
+            zoneinfo.ZoneInfo(zone)
+        except (ValueError, zoneinfo.ZoneInfoNotFoundError):
+            parser.error('--timezone %s: %r is no IANA time zone name' % (setting, zone))
+        zones[key] = zone
+    args.timezones = zones
     return args
 
 
 def main(argv=None):
     args = parse_args(argv)
     store = store_module.Store(args.db)
-    emulator = Emulator(store, args.api_keys, args.no_api_keys, default_per_page=args.default_per_page, rate_limit=args.rate_limit)
+    emulator = Emulator(store, args.api_keys, args.no_api_keys, default_per_page=args.default_per_page, rate_limit=args.rate_limit,
+                        timezones=args.timezones)
     if args.tls_dir:
         server = transport.tls_server_class(EmulatorServer)((args.host, args.port), emulator, verbose=args.verbose)
         server.setup_tls(args.tls_dir)

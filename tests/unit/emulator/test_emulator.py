@@ -11,7 +11,9 @@ import urllib.error
 
 import pytest
 
+from emulator import control
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator, encode_form
+from emulator.server import parse_args
 from emulator.store import decode_form
 
 CONNECTION_ERRORS = (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout)
@@ -651,3 +653,52 @@ def test_server_stops_when_its_parent_goes_away():
         assert server.process.wait(5) == 0
     finally:
         server.stop()
+
+
+# Accounts' time zones ---------------------------------------------------------------------------------
+
+
+def account_zones(emulator):
+    return [emulator.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in emulator.api_keys]
+
+
+def test_time_zone_of_the_command_line_is_shown_and_restored_by_reset():
+    with Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), extra_args=('--timezone', OTHER_KEY + '=America/New_York')) as server:
+        assert account_zones(server) == [None, 'America/New_York']
+        server.timezone('Asia/Kolkata', api_key=PRIMARY_KEY)
+        server.timezone('Europe/Paris', api_key=OTHER_KEY)
+        assert account_zones(server) == ['Asia/Kolkata', 'Europe/Paris']
+        server.reset()
+        assert account_zones(server) == [None, 'America/New_York']
+
+
+@pytest.mark.parametrize('setting, error', [
+    ('unknown-key=America/New_York', 'KEY one of the --api-key'),
+    (PRIMARY_KEY, 'KEY one of the --api-key'),
+    (PRIMARY_KEY + '=Mars/Olympus_Mons', 'no IANA time zone name'),
+])
+def test_time_zone_option_refuses_an_unknown_key_or_zone(setting, error, capsys):
+    with pytest.raises(SystemExit) as exited:
+        parse_args(['--api-key', PRIMARY_KEY, '--timezone', setting])
+    assert exited.value.code == 2
+    assert error in capsys.readouterr().err
+
+
+def test_control_command_sets_a_time_zone(emulator, capsys):
+    assert control.main(['timezone', OTHER_KEY, 'America/New_York', '--url', emulator.url]) == 0
+    assert json.loads(capsys.readouterr().out) == {'timezone': 'America/New_York'}
+    assert account_zones(emulator) == [None, 'America/New_York']
+    assert control.main(['--url', emulator.url, 'timezone', OTHER_KEY, 'default']) == 0
+    assert account_zones(emulator) == [None, None]
+
+
+@pytest.mark.parametrize('key, zone, error', [
+    ('unknown-key', 'UTC', 'unknown api_key'),
+    (PRIMARY_KEY, 'Mars/Olympus_Mons', 'No time zone found'),
+])
+def test_control_command_refuses_an_unknown_key_or_zone(emulator, key, zone, error, capsys):
+    with pytest.raises(SystemExit) as exited:
+        control.main(['timezone', key, zone, '--url', emulator.url])
+    assert exited.value.code == 1
+    assert error in capsys.readouterr().err
+    assert account_zones(emulator) == [None, None]

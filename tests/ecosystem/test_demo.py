@@ -1,0 +1,162 @@
+"""The main job's own environment (``./scripts/bootstrap.sh demo``: ``.venv-demo``) and its playground
+(``./scripts/demo.sh --serve``), run as a newcomer runs them: the scripts make the virtualenv, the playground prints the
+lines to paste, and what it prints is pasted into a shell.
+
+The tests share ``.venv-demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from ecosystem_support import REPO_ROOT, Emulator
+from emulator.demo import DEMO_KEY, SECOND_KEY, SECOND_ZONE
+
+DEMO_SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'demo.sh')
+DEMO_PYTHON = os.path.join(REPO_ROOT, '.venv-demo', 'bin', 'python')
+# What a fresh .venv-demo may hold at most, pip and setuptools included.
+MOST_PACKAGES = 25
+
+
+@pytest.fixture(autouse=True)
+def demo_lock():
+    """One test of this file at a time: two bootstraps of a fresh .venv-demo at once would break each other."""
+    os.makedirs(os.path.join(REPO_ROOT, 'build'), exist_ok=True)
+    with open(os.path.join(REPO_ROOT, 'build', 'demo.lock'), 'w', encoding='utf-8') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def test_demo_virtualenv_holds_what_the_main_job_needs_only():
+    subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'bootstrap.sh'), 'demo'], check=True)
+    listed = subprocess.run([DEMO_PYTHON, '-m', 'pip', 'list', '--format', 'json', '--disable-pip-version-check'],
+                            check=True, stdout=subprocess.PIPE, text=True).stdout
+    packages = {package['name'].lower(): package['version'] for package in json.loads(listed)}
+    assert len(packages) <= MOST_PACKAGES, sorted(packages)
+    assert packages['ansible-core'].startswith('2.19.'), packages
+    assert 'requests' in packages
+    version = subprocess.run([DEMO_PYTHON, '-c', 'import sys; print("%d.%d" % sys.version_info[:2])'],
+                             check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    assert version == '3.11'
+
+
+class Playground:
+    """``scripts/demo.sh --serve --port 0`` in the background, its output read line by line."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([DEMO_SCRIPT, '--serve', '--port', '0'], stdout=subprocess.PIPE,  # pylint: disable=consider-using-with
+                                        stderr=subprocess.STDOUT, text=True)
+        self.lines = queue.Queue()
+        self.output = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip('\n'))
+        self.lines.put(None)
+
+    def read_until(self, pattern, timeout):
+        """The lines up to the first that matches ``pattern`` (the bootstrap may have a virtualenv to make)."""
+        deadline = time.monotonic() + timeout
+        start = len(self.output)
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.1, deadline - time.monotonic()))
+            except queue.Empty:
+                line = None
+            if line is None or time.monotonic() > deadline:
+                raise AssertionError('the playground printed no %r:\n%s' % (pattern, '\n'.join(self.output)))
+            self.output.append(line)
+            if re.search(pattern, line):
+                return self.output[start:]
+
+    def stop(self, signum):
+        self.process.send_signal(signum)
+        return self.process.wait(30)
+
+
+@pytest.fixture
+def playground():
+    started = Playground()
+    yield started
+    if started.process.poll() is None:
+        started.process.kill()
+        started.process.wait()
+
+
+def paste_and_run(paste, commands):
+    """Run ``commands`` in a shell, after the lines the playground told to paste (errexit: every command must pass)."""
+    script = '\n'.join(['set -euo pipefail'] + paste + commands)
+    finished = subprocess.run(['bash', '-c', script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env={key: value for key, value in os.environ.items()
+                                   if not key.startswith(('ANSIBLE_', 'UPTIME_', 'EMULATOR_'))}, check=False)
+    assert finished.returncode == 0, finished.stdout
+    return finished.stdout
+
+
+def read_paste_and_examples(started):
+    """The lines to paste (cd and export) and the example commands, as the playground prints them."""
+    lines = started.read_until(r'^Then, for example:$', timeout=600)
+    paste = [line for line in lines if line.startswith(('cd ', 'export '))]
+    examples = []
+    for line in started.read_until(r'^$', timeout=10)[:-1]:
+        examples.append(line.split('#', 1)[0].strip())
+    return paste, examples
+
+
+def zones(emulator):
+    return {key: emulator.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in emulator.api_keys}
+
+
+def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
+    paste, examples = read_paste_and_examples(playground)
+    exports = dict(re.fullmatch(r'export (\w+)=(.*)', line).groups() for line in paste if line.startswith('export '))
+    assert set(exports) == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'ANSIBLE_COLLECTIONS_PATH', 'EMULATOR_URL', 'PATH'}
+    assert exports['UPTIME_API_KEY'] == DEMO_KEY
+    emulator = Emulator(exports['UPTIME_API_URL'], api_keys=(DEMO_KEY, SECOND_KEY))
+    assert zones(emulator) == {DEMO_KEY: None, SECOND_KEY: SECOND_ZONE}
+
+    # Every example as printed: ansible-doc, the demo kept in the first account, ansible-inventory over it, the demo
+    # in the second account (which removes its own monitors), and a time zone set with control.py.
+    assert [example.split()[0] for example in examples] == [
+        'ansible-doc', 'ansible-playbook', 'ansible-inventory', 'UPTIME_API_KEY=%s' % SECOND_KEY, 'python']
+    output = paste_and_run(paste, [examples[0], examples[1], examples[2] + ' >inventory-graph.txt', examples[3],
+                                   examples[4], 'cat inventory-graph.txt', 'rm inventory-graph.txt'])
+    assert os.path.join('build', 'demo', 'collections', 'ansible_collections', 'uptime', 'monitoring') in output
+    graph = output[output.index('@all:'):]
+    for host in ('shop.example.com', 'api.example.com', 'blog.example.com'):
+        assert host in graph
+    names = {key: sorted(monitor['name'] for monitor in emulator.api('GET', '/api/v1/monitors', api_key=key).json['data'])
+             for key in (DEMO_KEY, SECOND_KEY)}
+    assert names == {DEMO_KEY: ['demo-api', 'demo-blog', 'demo-shop'], SECOND_KEY: []}
+    assert zones(emulator) == {DEMO_KEY: 'Europe/Paris', SECOND_KEY: SECOND_ZONE}
+
+    # A reset keeps the zones of the command line (the second account's) and drops the others.
+    paste_and_run(paste, ['python tests/emulator/control.py reset'])
+    assert zones(emulator) == {DEMO_KEY: None, SECOND_KEY: SECOND_ZONE}
+
+    assert playground.stop(signal.SIGINT) == 0
+    assert playground.read_until(r'^emulator stopped$', timeout=10)
+    with pytest.raises(OSError):
+        emulator.api('GET', '/api/v1/status', timeout=2)
+
+
+def test_playground_stops_on_sigterm(playground):
+    paste = read_paste_and_examples(playground)[0]
+    url = next(line.split('=', 1)[1] for line in paste if line.startswith('export UPTIME_API_URL='))
+    emulator = Emulator(url, api_keys=(DEMO_KEY,))
+    assert emulator.api('GET', '/api/v1/status').status == 200
+    assert playground.stop(signal.SIGTERM) == 0
+    assert playground.read_until(r'^emulator stopped$', timeout=10)
+    with pytest.raises(OSError):
+        emulator.api('GET', '/api/v1/status', timeout=2)
