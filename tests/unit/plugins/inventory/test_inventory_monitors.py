@@ -360,7 +360,6 @@ def test_a_refused_key_fails_without_showing_it(emulator):
     assert wrong_key not in str(error.value)
 
 
-
 @pytest.mark.parametrize('fault, words', [
     (None, 'HTTP 404: Not Found'),
     (dict(kind='status', status=405), 'HTTP 405: Method Not Allowed'),
@@ -374,6 +373,7 @@ def test_an_api_url_the_service_is_not_at_is_named_with_its_path(emulator, fault
     message = str(error.value)
     assert message.startswith('uptime.monitoring.monitors: GET /uptime/api/v1/monitors failed: ' + words), message
     assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in message
+
 
 @pytest.mark.parametrize('name, accepted', [
     ('uptime.yml', True), ('uptime.yaml', True), ('production.uptime.yml', True), ('a.b.uptime.yaml', True),

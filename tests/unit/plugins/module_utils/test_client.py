@@ -463,8 +463,8 @@ def test_without_a_path_in_api_url_the_hint_names_none(emulator):
     # JSON of another application: no envelope of the service.
     ({'Content-Type': 'application/json'}, {'message': 'Online.'}, True),
 ])
-def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wrong(scripted, headers, body,
-                                                                                     names_api_url):
+def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wrong(
+        scripted, headers, body, names_api_url):
     url, handler = scripted
     handler.answers = [(200, headers, body)] * 2
     client, dummy = make_client(url, retries=1)

@@ -62,8 +62,8 @@ def closed_port():
     (dict(kind='status', status=405), 'HTTP 405: Method Not Allowed (the service takes this method at this path: '),
     (dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
 ])
-def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(emulator, connection, capsys, task,
-                                                                            fault, words):
+def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
+        emulator, connection, capsys, task, fault, words):
     if fault:
         emulator.fault(count=10, **fault)
     main, args = TASKS[task]
