@@ -57,7 +57,11 @@ CA_OPTIONS_HINT = 'set ca_path to the CA bundle that signed it, or validate_cert
 # one Laravel gives when a form request looks the record up first (PUT /api/v1/incidents/{id}). Any other 404 (a
 # proxy's page, a wrong path in api_url, an unknown route) says nothing about the record.
 NOT_FOUND_MESSAGES = (re.compile(r'^Resource not found\.?$'), re.compile(r'^No query results for model \['))
-API_URL_HINT = 'api_url must be the base address of the service, such as https://uptime.example.com'
+API_URL_HINT = ('api_url must be the base address of the service, such as https://uptime.example.com, without '
+                '/api/v1 or another path')
+# Said of an answer that is not the service's: the service answers every request of this client in JSON, and
+# takes each method it is sent at each path it is sent to.
+NOT_THE_SERVICE = 'a wrong address or a proxy answered'
 
 
 class UptimeApiError(Exception):
@@ -91,7 +95,14 @@ class UptimeApiError(Exception):
         return '%s%s%s%s' % (prefix, status, self.message, outcome)
 
     def to_result(self):
-        return dict(status_code=self.status, method=self.method, path=self.path, field_errors=self.field_errors)
+        """What a failed task returns beside its message: only what this failure has to tell.
+
+        ``status_code`` when an HTTP answer came, ``method`` and ``path`` when the failure is a request's,
+        ``field_errors`` when the service named the fields it refused.
+        """
+        result = dict(status_code=self.status, method=self.method, path=self.path,
+                      field_errors=self.field_errors or None)
+        return {key: value for key, value in result.items() if value is not None}
 
 
 class _TransientError(Exception):
@@ -459,9 +470,13 @@ class UptimeClient:
             error = self._error(message or response.reason or 'Not Found', status, method, path)
             error.not_found = any(pattern.match(message or '') for pattern in NOT_FOUND_MESSAGES)
             if not error.not_found:
-                error.message += (' (not the service\'s answer for a missing record: a wrong address or a proxy '
-                                  'answered; %s)' % API_URL_HINT)
+                error.message += ' (not the service\'s answer for a missing record: %s)' % self.api_url_hint()
             raise error
+        if status == 405:
+            # This client sends only the methods the service takes at each of its paths.
+            raise self._error('%s (the service takes this method at this path: %s)' % (
+                _service_message(body, response.reason or 'Method Not Allowed'), self.api_url_hint()),
+                status, method, path)
         if status >= 400:
             field_errors = _field_errors(body) if status == 422 else {}
             if field_errors:
@@ -476,12 +491,20 @@ class UptimeClient:
             error.transient = status >= 500 or status == 408
             raise error
         if not isinstance(body, dict):
-            kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0]
-            raise _TransientError(self._error('the service answered HTTP %s with a body that is not the expected JSON '
-                                              '(%s, %d bytes)' % (status, kind, len(content)), status, method, path))
+            kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0].strip()
+            # Broken JSON may be a glitch of the service; a web page is another server's answer, or a proxy's.
+            hint = None if _is_json_type(kind) else self.api_url_hint()
+            raise _TransientError(self._error('the answer is not the expected JSON (%s, %d bytes)'
+                                              % (kind, len(content)), status, method, path), hint=hint)
         if 'data' not in body and method != 'DELETE':
-            raise _TransientError(self._error('the service answered without a "data" envelope', status, method, path))
+            raise _TransientError(self._error('the answer is JSON without the service\'s "data" envelope', status,
+                                              method, path), hint=self.api_url_hint())
         return body
+
+    def api_url_hint(self):
+        """What to check when an answer is not the service's: api_url, naming the path it has, if any."""
+        path = urlsplit(self.base_url).path
+        return '%s; %s%s' % (NOT_THE_SERVICE, API_URL_HINT, ' (it has the path %s)' % path if path else '')
 
     def _error(self, message, status, method, path, field_errors=None):
         return UptimeApiError(self.redact(message), status=status, method=method, path=path,
@@ -503,6 +526,11 @@ def _decode_json(content):
         return json.loads(content)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def _is_json_type(content_type):
+    content_type = content_type.lower()
+    return content_type == 'application/json' or content_type.endswith('+json')
 
 
 def _service_message(body, default):

@@ -47,10 +47,10 @@ description:
     it polls (never the key) and the interval.
   - "Errors: a 429, 502, 503 or 504 with C(Retry-After) is waited out as its C(Retry-After) asks (seconds or an HTTP
     date); other 5xx answers, a 429 without it, timeouts and refused or dropped connections are logged as warnings
-    and polling goes on with an increasing pause; the next poll that succeeds sends what happened meanwhile. A refused API key (401, or a
-    redirect to the login page), an account without API access (403), a 404 on a list (O(api_url) is not the
-    service's base address), a refused TLS handshake or certificate and invalid arguments stop the source with one
-    message."
+    and polling goes on with an increasing pause; the next poll that succeeds sends what happened meanwhile. A
+    refused API key (401, or a redirect to the login page), an account without API access (403), a 404 on a list
+    or a 405 (O(api_url) is not the service's base address), a refused TLS handshake or certificate and invalid
+    arguments stop the source with one message."
   - "Requests per poll, for N monitors and M incidents: C(ceil(N / 100)) to read the monitors, plus C(ceil(K / 100))
     to read the incidents, where K is the number of ongoing incidents plus those that ended within O(lookback) of the
     newest end seen (usually one request), plus one per incident that was ongoing at the previous poll and is no

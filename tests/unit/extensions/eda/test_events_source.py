@@ -285,12 +285,13 @@ def test_a_list_sent_as_an_object_keyed_by_position_is_read(source, scripted):
     ((429, {'Retry-After': '7'}, {'message': 'Too Many Attempts.'}), True, ['429', 'Too Many Attempts.']),
     ((500, {}, {'message': 'Server Error'}), True, ['500', 'Server Error']),
     ((503, {}, b'<html>maintenance</html>'), True, ['503']),
-    ((200, {}, b'<html>proxy page</html>'), True, ['not the expected JSON']),
+    ((200, {}, b'<html>proxy page</html>'), True, ['not the expected JSON', 'api_url must be the base address']),
     ((401, {}, {'message': 'Unauthenticated.'}), False, ['401', 'api_key']),
     ((403, {}, {'message': "You don't have access to this feature."}), False, ['403', 'access to this feature']),
     ((302, {'Location': '/login'}, b''), False, ['login page', 'api_key']),
     ((302, {'Location': 'https://elsewhere.example/api/v1/monitors'}, b''), False, ['redirected', 'api_url']),
     ((404, {}, b'<html>Not Found</html>'), False, ['404', 'a wrong address or a proxy', 'api_url must be the base address']),
+    ((405, {}, b'<html>Not Allowed</html>'), False, ['405', 'a wrong address or a proxy', 'api_url must be the base address']),
     ((422, {}, {'message': 'bad'}), False, ['422', 'bad']),
     # The service puts per-field errors under message: read as the modules read them, not as a bare reason.
     ((422, {}, {'message': {'sort_by': ['The selected sort by is invalid.']}, 'status': 422}), False,
@@ -628,6 +629,7 @@ def test_a_list_that_is_not_there_stops_the_source_naming_api_url(emulator, sour
     with pytest.raises(source['SourceError']) as caught:
         poller.poll()
     assert '404' in str(caught.value) and 'api_url must be the base address' in str(caught.value)
+    assert str(caught.value).endswith('without /api/v1 or another path (it has the path /uptime))')
 
 
 class PagedClient:

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import http.server
 import json
+import socket
 import threading
 
 import pytest
 from emulator.control import PRIMARY_KEY
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import USER_AGENT, UptimeApiError, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import (API_URL_HINT, USER_AGENT, UptimeApiError,
+                                                                                UptimeClient)
 
 MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
            'request_method': 'GET', 'alert_condition': 'url_unavailable'}
@@ -386,3 +388,89 @@ def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, 
             call()
         assert caught.value.status == 404 and not caught.value.not_found
         assert 'a wrong address or a proxy answered; api_url must be the base address' in str(caught.value)
+
+
+def closed_port():
+    """A local port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+def test_a_failure_result_holds_only_what_the_failure_tells(emulator):
+    client, dummy = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as refused:
+        client.create('/api/v1/monitors', dict(MONITOR, interval='61'))
+    result = refused.value.to_result()
+    assert sorted(result) == ['field_errors', 'method', 'path', 'status_code']
+    assert result['status_code'] == 422 and list(result['field_errors']) == ['interval']
+
+    with pytest.raises(UptimeApiError) as missing:
+        client.get('/api/v1/monitors/99')
+    assert missing.value.to_result() == {'status_code': 404, 'method': 'GET', 'path': '/api/v1/monitors/99'}
+
+    unreachable, dummy = make_client('http://127.0.0.1:%d' % closed_port(), retries=0)
+    with pytest.raises(UptimeApiError) as no_answer:
+        unreachable.get('/api/v1/monitors')
+    assert no_answer.value.to_result() == {'method': 'GET', 'path': '/api/v1/monitors'}
+
+
+WITH_PATH = API_URL_HINT + ' (it has the path /uptime)'
+
+
+@pytest.mark.parametrize('method, fault, words', [
+    # The emulator's own page for a path outside /api/v1, as a web server at the root of the host gives it.
+    ('GET', None, 'HTTP 404: Not Found (not the service\'s answer for a missing record: '),
+    ('DELETE', dict(kind='html', status=404), 'HTTP 404: Not Found (not the service\'s answer for a missing record: '),
+    ('POST', dict(kind='status', status=405), 'HTTP 405: Method Not Allowed (the service takes this method at this '
+                                              'path: '),
+    ('PUT', dict(kind='html', status=405), 'HTTP 405: Method Not Allowed (the service takes this method at this '
+                                           'path: '),
+    ('GET', dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
+])
+def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator, method, fault, words):
+    if fault:
+        emulator.fault(count=10, **fault)
+    client, dummy = make_client(emulator.url + '/uptime', retries=1)
+    calls = {'GET': lambda: client.get('/api/v1/monitors'), 'DELETE': lambda: client.delete('/api/v1/monitors/7'),
+             'POST': lambda: client.create('/api/v1/monitors', MONITOR),
+             'PUT': lambda: client.update('/api/v1/monitors/7', {'interval': 60})}
+    with pytest.raises(UptimeApiError) as caught:
+        calls[method]()
+    message = str(caught.value)
+    assert message.startswith('%s /uptime/api/v1/monitors' % method) and words in message, message
+    assert 'a wrong address or a proxy answered; ' + WITH_PATH in message, message
+    # Refused before the service: no write can have been applied.
+    assert not caught.value.ambiguous
+
+
+def test_without_a_path_in_api_url_the_hint_names_none(emulator):
+    emulator.fault('status', status=405, method='POST')
+    client, dummy = make_client(emulator.url)
+    with pytest.raises(UptimeApiError) as caught:
+        client.create('/api/v1/monitors', MONITOR)
+    assert str(caught.value).endswith('; %s)' % API_URL_HINT)
+    assert caught.value.status == 405 and not caught.value.ambiguous and not caught.value.transient
+    assert emulator.api('GET', '/api/v1/monitors').json['data'] == []
+
+
+@pytest.mark.parametrize('headers, body, names_api_url', [
+    ({'Content-Type': 'text/html; charset=UTF-8'}, b'<html><body>Welcome</body></html>', True),
+    ({}, b'plain text', True),
+    # JSON cut off on its way is the service's answer, garbled: api_url is not to blame.
+    ({'Content-Type': 'application/json'}, b'{"data": [', False),
+    ({'Content-Type': 'application/vnd.api+json'}, b'{"data": [', False),
+    # JSON of another application: no envelope of the service.
+    ({'Content-Type': 'application/json'}, {'message': 'Online.'}, True),
+])
+def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wrong(
+        scripted, headers, body, names_api_url):
+    url, handler = scripted
+    handler.answers = [(200, headers, body)] * 2
+    client, dummy = make_client(url, retries=1)
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    message = str(caught.value)
+    assert message.startswith('GET /api/v1/monitors failed: HTTP 200: the answer is ') and '(2 attempts)' in message
+    assert ('api_url' in message) is names_api_url, message
+    assert caught.value.transient

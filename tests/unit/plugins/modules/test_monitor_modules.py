@@ -378,6 +378,13 @@ def test_docs_transport_quotes_the_failure_messages_as_the_modules_give_them(emu
     wrong = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', id=7), capsys)['msg']
     assert wrong.startswith('GET /uptime/api/v1/monitors/7 failed: ')
     assert wrong[wrong.index('HTTP 404'):] in doc, wrong
+    emulator.fault('status', status=405)
+    refused = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime'), capsys)['msg']
+    assert refused[refused.index('HTTP 405'):] in doc, refused
+    emulator.fault('html', status=200, count=2)
+    page = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', retries=1), capsys)['msg']
+    # The doc quotes the attempts of the default retries.
+    assert page[page.index('HTTP 200'):].replace('(2 attempts)', '(6 attempts)') in doc, page
 
     emulator.fault('status', status=500, method='PUT')
     half = run(monitor.main, dict(base, name='half', paused=True), capsys)

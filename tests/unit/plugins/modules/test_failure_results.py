@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What every module returns when it fails: the keys it has something to say in, and ``api_url`` named when the
+answer came from something other than the service."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+from ansible.module_utils import _internal as module_internal
+from ansible.module_utils.common import warnings as module_warnings
+from ansible.module_utils.testing import patch_module_args
+from emulator.control import PRIMARY_KEY
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import API_URL_HINT
+from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
+
+# One task of each module; each reads the service before anything else.
+TASKS = {
+    'monitor': (monitor.main, dict(name='shop', url='https://shop.example.com', interval=60)),
+    'monitor absent': (monitor.main, dict(name='shop', state='absent')),
+    'monitor_info': (monitor_info.main, {}),
+    'monitors': (monitors.main, dict(config=[dict(name='shop', url='https://shop.example.com', interval=60)])),
+    'monitors gathered': (monitors.main, dict(state='gathered')),
+    'incident': (incident.main, dict(monitor='shop', cause='down')),
+    'incident_info': (incident_info.main, {}),
+}
+
+
+def run(module_main, args, capsys):
+    # A module process runs once: warnings start afresh, and the module runs as a module, not as controller code.
+    module_warnings._global_warnings.clear()  # pylint: disable=protected-access
+    controller, module_internal.is_controller = module_internal.is_controller, False
+    try:
+        with patch_module_args(args):
+            with pytest.raises(SystemExit):
+                module_main()
+    finally:
+        module_internal.is_controller = controller
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.fixture
+def connection(emulator, monkeypatch):
+    monkeypatch.delenv('UPTIME_API_URL', raising=False)
+    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
+    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'retries': 0}
+
+
+def closed_port():
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize('task', sorted(TASKS))
+@pytest.mark.parametrize('fault, words', [
+    # Nothing in front: the emulator's page for a path outside /api/v1, as a web server gives it.
+    (None, 'HTTP 404: Not Found (not the service\'s answer for a missing record: '),
+    (dict(kind='status', status=405), 'HTTP 405: Method Not Allowed (the service takes this method at this path: '),
+    (dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
+])
+def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
+        emulator, connection, capsys, task, fault, words):
+    if fault:
+        emulator.fault(count=10, **fault)
+    main, args = TASKS[task]
+    result = run(main, dict(connection, api_url=emulator.url + '/uptime', **args), capsys)
+    assert result['failed'] and not result.get('changed'), result
+    assert result['msg'].startswith('GET /uptime/api/v1/') and words in result['msg'], result['msg']
+    assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in result['msg']
+    assert result['status_code'] == int(words[5:8]) and 'field_errors' not in result
+
+
+def test_a_failure_without_an_answer_has_no_status_code(connection, capsys):
+    result = run(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port()), capsys)
+    assert result['failed'] and 'connection refused' in result['msg']
+    assert result['method'] == 'GET' and result['path'] == '/api/v1/monitors'
+    assert 'status_code' not in result and 'field_errors' not in result
+
+
+def test_an_answer_without_named_fields_has_no_field_errors(connection, capsys):
+    result = run(monitor_info.main, dict(connection, api_key='wrong-key-1234567'), capsys)
+    assert result['failed'] and result['status_code'] == 401
+    assert 'field_errors' not in result
+
+
+def test_fields_the_service_refused_are_returned(emulator, connection, capsys):
+    run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
+    other = run(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60), capsys)
+    taken = run(monitor.main, dict(connection, id=other['monitor']['id'], name='shop'), capsys)
+    assert taken['failed'] and taken['status_code'] == 422 and taken['method'] == 'PUT'
+    assert taken['field_errors'] == {'name': ['The name has already been taken.']}
+
+
+def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, capsys):
+    result = run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60,
+                                    maintenance_start_at='2031-01-10T06:00:00'), capsys)
+    assert result['failed'] and result['field'] == 'maintenance_end_at', result
+    assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
+    assert emulator.log() == []
