@@ -308,7 +308,7 @@ ARGUMENT_SPEC = dict(argument_spec(MONITORS, IDENTITY),
 
 
 def main():
-    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')])
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITORS.schema)
     # The password is compared only when the service returns it: on_create leaves it to the create.
     ignore = ('request_auth_password',) if module.params['update_password'] == 'on_create' else ()
     module.ensure(MONITORS, IDENTITY, ignore)

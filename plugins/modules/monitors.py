@@ -358,10 +358,11 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     client_factory,
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 
 
 def main():
-    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries)
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
                        zone=module.zone)
 
