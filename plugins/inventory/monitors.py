@@ -20,7 +20,7 @@ description:
     C(name), C(url), C(status), C(started_at) (UTC, when the current status began), C(interval) and
     C(incident), which is the ongoing incident of an offline monitor as C(id), C(started_at) and C(acknowledged),
     and null otherwise) and C(uptime_statuses) (the sorted statuses of those monitors). No secret of a monitor
-    (Basic authentication, request headers) and no connection option becomes a variable.
+    (Basic authentication, request headers, webhook alert URLs) and no connection option becomes a variable.
   - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
     listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended
     one; one more request per 100 ongoing incidents beyond 99). With O(cache) enabled, a run served from the
