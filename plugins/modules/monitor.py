@@ -138,8 +138,8 @@ options:
       - Alert channels, compared without regard to order. An empty list removes every alert.
       - Values are checked per channel before anything is sent, an e-mail address for V(email), digits and
         C(+) (at most 16) for V(sms), at most 128 characters for V(telegram), an http(s) URL for the others.
-      - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential (whoever holds
-        it can post to the channel): results, diffs and messages show only its scheme and host
+      - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, since whoever
+        holds it can post to the channel. Results, diffs and messages show only its scheme and host
         (C(https://hooks.slack.com/********)), marked as changed in a diff when it changes. It is compared with
         its real value, and censored from the arguments Ansible echoes. The values of V(email), V(telegram) and
         V(sms) are shown as they are.

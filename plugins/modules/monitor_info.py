@@ -152,7 +152,7 @@ export_omitted:
   description:
     - Per monitor name, the options left out of RV(export) because they hold secrets, in the order of the options
       (the request headers when any of them is sensitive; Basic authentication; the alerts when any of them is a
-      webhook URL: a list is left out whole, since it is managed as a whole). Supply them from a vault.
+      webhook URL; a list is left out whole, since it is managed as a whole). Supply them from a vault.
   returned: when O(export=true)
   type: dict
 '''

@@ -172,8 +172,8 @@ options:
 notes:
   - Deleting a monitor (O(state=overridden), O(state=deleted)) also deletes its incidents; the service does so.
   - Basic authentication, sensitive header values and the URLs of webhook alert channels cannot be exported by
-    O(state=gathered) (the results mask them); RV(gathered_omitted) names them. Add them back from a vault before using the export with O(state=replaced) or
-    O(state=overridden), or those states clear them.
+    O(state=gathered) (the results mask them); RV(gathered_omitted) names them. Add them back from a vault before
+    using the export with O(state=replaced) or O(state=overridden), or those states clear them.
 '''
 
 EXAMPLES = r'''
@@ -344,9 +344,9 @@ gathered:
       paused: false
 gathered_omitted:
   description:
-    - Per monitor name, the options left out of RV(gathered) because they hold secrets, in the order of the options:
-      C(request_headers) when a header value is sensitive, C(request_auth_username) and C(request_auth_password),
-      C(alerts) when an alert is a webhook URL. A list is left out whole, since it is compared as a whole.
+    - Per monitor name, the options left out of RV(gathered) because they hold secrets, in the order of the options
+      (C(request_headers) when a header value is sensitive, C(request_auth_username) and C(request_auth_password),
+      C(alerts) when an alert is a webhook URL). A list is left out whole, since it is compared as a whole.
   returned: when O(state=gathered)
   type: dict
 requests:
