@@ -12,7 +12,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
 from ._connection import CONNECTION_OPTIONS, account_zone, checked, connect
-from ._schema import ValidationError, is_sensitive_name
+from ._schema import ValidationError
 from ._tasks import ensure_task, info_task
 
 
@@ -43,23 +43,38 @@ def no_log_option_names(spec):
     return names
 
 
-def raw_secrets(value, secret_names):
+def raw_secrets(value, secret_names, item_rules=None):
     """Secret values in module arguments as given, before any validation, whatever their YAML type.
 
-    Values of options named in ``secret_names`` and the ``value`` of every
-    ``{key, value}`` item whose key names a sensitive header: a field is secret
-    by what it is, so a number (``value: 987654321``) is as secret as a string.
+    Values of options named in ``secret_names``, and the ``value`` of every
+    ``{key, value}`` item of a list option that ``item_rules`` names whose rule
+    (the field's ``sensitive_items``) finds it secret: a field is secret by what
+    it is, so a number (``value: 987654321``) is as secret as a string.
     """
+    item_rules = item_rules or {}
     found = []
     if isinstance(value, dict):
-        if is_sensitive_name(value.get('key')):
-            found.extend(_scalar_texts(value.get('value')))
         for name, item in value.items():
-            found.extend(_scalar_texts(item) if name in secret_names else raw_secrets(item, secret_names))
+            if name in secret_names:
+                found.extend(_scalar_texts(item))
+                continue
+            if name in item_rules:
+                found.extend(_secret_item_texts(item, item_rules[name]))
+            found.extend(raw_secrets(item, secret_names, item_rules))
     elif isinstance(value, (list, tuple)):
         for item in value:
-            found.extend(raw_secrets(item, secret_names))
+            found.extend(raw_secrets(item, secret_names, item_rules))
     return found
+
+
+def _secret_item_texts(items, rule):
+    """The values of the items of a list option as given that ``rule`` finds secret."""
+    if isinstance(items, dict):
+        items = list(items.values())
+    if not isinstance(items, (list, tuple)):
+        return []
+    return [text for item in items if isinstance(item, dict) and rule(item) is not None
+            for text in _scalar_texts(item.get('value'))]
 
 
 def _scalar_texts(value):
@@ -76,14 +91,15 @@ class _CensoringModule(AnsibleModule):
     values of nested options, and its failure result echoes the arguments.
     """
 
-    def __init__(self, secret_names, precheck=None, **kwargs):
+    def __init__(self, secret_names, item_rules, precheck=None, **kwargs):
         self._secret_names = secret_names
+        self._item_rules = item_rules
         self._precheck = precheck
         super().__init__(**kwargs)
 
     def _load_params(self):
         super()._load_params()
-        self.no_log_values.update(raw_secrets(self.params, self._secret_names))
+        self.no_log_values.update(raw_secrets(self.params, self._secret_names, self._item_rules))
 
     def _set_internal_properties(self):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given
@@ -99,11 +115,17 @@ class _CensoringModule(AnsibleModule):
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
-    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, **kwargs):
-        """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them."""
+    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, schema=None, **kwargs):
+        """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them.
+
+        ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items are
+        censored from the arguments as given.
+        """
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
-        self.ansible = _CensoringModule(no_log_option_names(spec), precheck, argument_spec=spec,
+        item_rules = {field.name: field.sensitive_items for field in (schema.fields if schema else ())
+                      if field.sensitive_items}
+        self.ansible = _CensoringModule(no_log_option_names(spec), item_rules, precheck, argument_spec=spec,
                                         supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode

@@ -11,7 +11,19 @@ from urllib.parse import urlsplit
 
 from ._client import PAGE_SIZE
 from ._resource import NameMatcher, Resource
-from ._schema import MASK, MISSING, UTC_FORMAT, Field, Schema, is_sensitive_name, record_id, timestamp_or_text, to_text
+from ._schema import (
+    MASK,
+    MISSING,
+    UTC_FORMAT,
+    Field,
+    Schema,
+    is_sensitive_name,
+    mask_sensitive_header,
+    mask_url,
+    record_id,
+    timestamp_or_text,
+    to_text,
+)
 
 INTERVALS = [60, 180, 300, 600, 900, 1800, 3600]
 # What the service reports as a monitor's status (docs/service.md); paused wins over the others.
@@ -20,6 +32,7 @@ ALERT_CONDITIONS = ['url_unavailable', 'url_text', 'url_no_text']
 REQUEST_METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 EXPIRY_ALERT_DAYS = [0, 1, 2, 3, 7, 14, 30, 60]
 ALERT_CHANNELS = ['email', 'webhook', 'slack', 'teams', 'discord', 'flock', 'telegram', 'sms']
+# Channels whose value is an incoming-webhook URL: a credential, since whoever holds it can post to the channel.
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 EMAIL = re.compile(r'^[^@\s]+@[^@\s]+$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
@@ -58,8 +71,14 @@ def check_alert(alert):
     if channel == 'telegram' and not 1 <= len(value) <= 128:
         return 'value', 'must be 1 to 128 characters long (channel telegram)'
     if channel in URL_CHANNELS and not is_url(value, 256):
-        return 'value', '%r is not a valid http(s) URL of at most 256 characters (channel %s)' % (value, channel)
+        return 'value', '%r (%d characters) is not a valid http(s) URL of at most 256 characters (channel %s)' % (
+            mask_url(value), len(value), channel)
     return None
+
+
+def mask_webhook(alert):
+    """An alert's value as shown: a webhook URL with only its scheme and host; None for the other channels."""
+    return mask_url(alert.get('value')) if alert.get('key') in URL_CHANNELS else None
 
 
 def paused_from_status(record):
@@ -76,7 +95,7 @@ MONITOR = Schema([
     Field('alert_text_lookup', max_length=255, sent_with=('alert_condition',),
           required_when=('alert_condition', ('url_text', 'url_no_text'))),
     Field('request_method', choices=REQUEST_METHODS, default='GET', send_default=True),
-    Field('request_headers', 'pairs', max_items=100, check=check_header, sensitive_items=True),
+    Field('request_headers', 'pairs', max_items=100, check=check_header, sensitive_items=mask_sensitive_header),
     Field('request_auth_username', together='request_auth_password'),
     Field('request_auth_password', secret=True, together='request_auth_username'),
     Field('cache_buster', 'bool', default=False),
@@ -84,7 +103,8 @@ MONITOR = Schema([
     Field('domain_alert_days', 'int', choices=EXPIRY_ALERT_DAYS, default=0),
     Field('maintenance_start_at', 'timestamp', together='maintenance_end_at'),
     Field('maintenance_end_at', 'timestamp', together='maintenance_start_at', later_than='maintenance_start_at'),
-    Field('alerts', 'pairs', max_items=100, check=check_alert, item_key_choices=ALERT_CHANNELS),
+    Field('alerts', 'pairs', max_items=100, check=check_alert, item_key_choices=ALERT_CHANNELS,
+          sensitive_items=mask_webhook),
     Field('paused', 'bool', api_name='pause', default=False, on_create=False, read=paused_from_status),
 ])
 
@@ -173,23 +193,9 @@ class MonitorResource(Resource):
         return extras
 
     def export(self, view):
-        """Arguments of the monitor module that recreate ``view``, and the names of the secrets left out.
-
-        Basic authentication (a pair the service wants together) and a header
-        list holding a sensitive value are left out for the operator to supply
-        from a vault: the list is compared as a whole, and a part of it would
-        remove the rest on re-apply.
-        """
-        args = {field.name: view[field.name] for field in MONITOR.fields
-                if view.get(field.name) is not None and not field.secret}
-        omitted = []
-        if view.get('request_auth_username') is not None or view.get('request_auth_password') is not None:
-            args.pop('request_auth_username', None)
-            omitted.extend(['request_auth_username', 'request_auth_password'])
-        if any(header['value'] == MASK for header in args.get('request_headers') or []):
-            args.pop('request_headers')
-            omitted.append('request_headers')
-        return args, omitted
+        """Arguments of the monitor module that recreate ``view``, and the names of the secrets left out
+        (see :meth:`Schema.exportable`)."""
+        return MONITOR.exportable(view)
 
 
 MONITORS = MonitorResource()

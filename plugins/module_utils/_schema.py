@@ -17,6 +17,7 @@ import datetime
 import decimal
 import re
 import threading
+from urllib.parse import urlsplit
 
 try:
     import zoneinfo
@@ -261,6 +262,24 @@ def is_sensitive_name(name):
     return bool(name) and bool(SENSITIVE_NAME.search(str(name)))
 
 
+def mask_sensitive_header(item):
+    """A request header's value as shown: masked whole when the header's name looks secret; None when it is not."""
+    return MASK if is_sensitive_name(item.get('key')) else None
+
+
+def mask_url(value):
+    """A URL that is itself a credential (an incoming webhook) as shown: where it leads, its scheme and host, and the
+    rest masked."""
+    try:
+        parts = urlsplit(str(value))
+        host = parts.netloc.rpartition('@')[2]
+    except ValueError:
+        return MASK
+    if not parts.scheme or not host:
+        return MASK
+    return '%s://%s/%s' % (parts.scheme, host, MASK)
+
+
 KINDS = {
     'str': (to_text, 'str'),
     'int': (to_int, 'int'),
@@ -287,13 +306,17 @@ class Field:
       accepts; ``check(value)`` returns ``(field suffix, message)`` or None.
     - ``later_than``/``not_before``: timestamp order; ``not_future``.
     - ``read(record)`` derives the value when the service returns it under
-      another key; ``secret`` and ``sensitive_items`` mask it.
+      another key.
+    - ``secret``: the value is masked whole. ``sensitive_items`` (pairs):
+      ``sensitive_items(item)`` is how the value of a secret ``{key, value}``
+      item is shown, None for an item that is not secret; whether an item is
+      secret is told by its key, so an item as shown still tells it.
     """
 
     RULES = dict(choices=None, api_name=None, default=None, send_default=False, required=False, required_when=None,
                  on_create=True, on_update=True, write_once=False, together=None, sent_with=(), min_length=None,
                  max_length=None, max_items=None, check=None, later_than=None, not_before=None, not_future=False,
-                 read=None, secret=False, sensitive_items=False, item_key_choices=None)
+                 read=None, secret=False, sensitive_items=None, item_key_choices=None)
 
     def __init__(self, name, kind='str', **rules):
         unknown = sorted(set(rules) - set(self.RULES))
@@ -380,8 +403,16 @@ class Field:
         if self.secret:
             return MASK
         if self.sensitive_items:
-            return [dict(item, value=MASK) if is_sensitive_name(item['key']) else dict(item) for item in value]
+            return [self._masked_item(item) for item in value]
         return value
+
+    def _masked_item(self, item):
+        shown = self.sensitive_items(item)
+        return dict(item) if shown is None else dict(item, value=shown)
+
+    def masks_any(self, items):
+        """Whether a list of this field holds an item it masks (plain or as shown: the rule reads the key)."""
+        return bool(self.sensitive_items) and any(self.sensitive_items(item) is not None for item in items or [])
 
     def secret_values(self, value):
         """The plain values this field would reveal, for Ansible's no_log list."""
@@ -390,8 +421,15 @@ class Field:
         if self.secret:
             return [str(value)]
         if self.sensitive_items:
-            return [item['value'] for item in value if is_sensitive_name(item['key']) and item['value']]
+            return [item['value'] for item in value if item['value'] and self.sensitive_items(item) is not None]
         return []
+
+    def changed_items(self, before, after, shown):
+        """``shown`` (the masked ``after``) with every masked item that ``before`` lacks marked as changed."""
+        old = {(item['key'], item['value']) for item in before or []}
+        return [dict(shown_item, value=shown_item['value'] + ' (changed)')
+                if self.sensitive_items(plain) is not None and (plain['key'], plain['value']) not in old else shown_item
+                for plain, shown_item in zip(after, shown)]
 
 
 class Schema:
@@ -587,6 +625,25 @@ class Schema:
         return {name: (self.by_name[name].mask(value) if name in self.by_name else value)
                 for name, value in view.items()}
 
+    def exportable(self, view):
+        """The values of ``view`` (as shown) that recreate it, and the names of the fields left out as secret.
+
+        A secret is left out with its partner (the service takes the two only as
+        a pair), and a list holding a masked item is left out whole: the list is
+        compared as a whole, and a part of it would remove the rest on re-apply.
+        The operator supplies them from a vault.
+        """
+        withheld = set()
+        for field in self.fields:
+            value = view.get(field.name)
+            if field.secret and (value is not None or view.get(field.together) is not None):
+                withheld.update(name for name in (field.name, field.together) if name)
+            elif field.masks_any(value):
+                withheld.add(field.name)
+        values = {field.name: view[field.name] for field in self.fields
+                  if view.get(field.name) is not None and field.name not in withheld}
+        return values, [field.name for field in self.fields if field.name in withheld]
+
     def secret_values(self, view):
         found = []
         for name, value in view.items():
@@ -608,9 +665,5 @@ class Schema:
             if field.secret and after_view[name] is not None and before_view[name] != after_view[name]:
                 masked_after[name] = MASK + ' (changed)'
             elif field.sensitive_items and masked_after[name] is not None:
-                old = {(item['key'], item['value']) for item in before_view[name] or []}
-                masked_after[name] = [
-                    dict(shown_item, value=MASK + ' (changed)')
-                    if shown_item['value'] == MASK and (plain['key'], plain['value']) not in old else shown_item
-                    for plain, shown_item in zip(after_view[name], masked_after[name])]
+                masked_after[name] = field.changed_items(before_view[name], after_view[name], masked_after[name])
         return masked_before, masked_after

@@ -138,6 +138,11 @@ options:
       - Alert channels, compared without regard to order. An empty list removes every alert.
       - Values are checked per channel before anything is sent, an e-mail address for V(email), digits and
         C(+) (at most 16) for V(sms), at most 128 characters for V(telegram), an http(s) URL for the others.
+      - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, since whoever
+        holds it can post to the channel. Results, diffs and messages show only its scheme and host
+        (C(https://hooks.slack.com/********)), marked as changed in a diff when it changes. It is compared with
+        its real value, and censored from the arguments Ansible echoes. The values of V(email), V(telegram) and
+        V(sms) are shown as they are.
     type: list
     elements: dict
     suboptions:
@@ -207,7 +212,7 @@ RETURN = r'''
 monitor:
   description:
     - The monitor after the task, in option names, normalised; empty when it is absent.
-    - The password and the values of sensitive request headers are masked.
+    - The password, the values of sensitive request headers and the URLs of webhook alert channels are masked.
     - Other read-only keys a deployment returns are passed through as they come; those whose name looks
       secret (token, key, secret...) are masked.
     - In check mode, the values the monitor would have.
@@ -261,7 +266,10 @@ monitor:
       description: End of the maintenance window in UTC, C(Y-m-dTH:i:sZ).
       type: str
     alerts:
-      description: Alert channels as a list of key/value dicts.
+      description:
+        - Alert channels as a list of key/value dicts.
+        - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel shows only its scheme and host,
+          the rest masked (C(https://hooks.slack.com/********)).
       type: list
       elements: dict
     paused:
@@ -308,7 +316,7 @@ ARGUMENT_SPEC = dict(argument_spec(MONITORS, IDENTITY),
 
 
 def main():
-    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')])
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITORS.schema)
     # The password is compared only when the service returns it: on_create leaves it to the create.
     ignore = ('request_auth_password',) if module.params['update_password'] == 'on_create' else ()
     module.ensure(MONITORS, IDENTITY, ignore)

@@ -110,7 +110,8 @@ EXAMPLES = r'''
 RETURN = r'''
 monitors:
   description:
-    - The monitors, normalised as the result of M(uptime.monitoring.monitor), secrets masked.
+    - The monitors, normalised as the result of M(uptime.monitoring.monitor), secrets masked (the password,
+      sensitive header values, and webhook alert URLs but for their scheme and host).
     - Other read-only keys a deployment returns are passed through as they come; those whose name looks
       secret (token, key, secret...) are masked.
   returned: always
@@ -149,9 +150,9 @@ export:
   elements: dict
 export_omitted:
   description:
-    - Per monitor name, the options left out of RV(export) because they hold secrets
-      (Basic authentication; the request headers when any of them is sensitive, since the list is managed as a whole).
-      Supply them from a vault.
+    - Per monitor name, the options left out of RV(export) because they hold secrets, in the order of the options
+      (the request headers when any of them is sensitive; Basic authentication; the alerts when any of them is a
+      webhook URL; a list is left out whole, since it is managed as a whole). Supply them from a vault.
   returned: when O(export=true)
   type: dict
 '''

@@ -131,6 +131,8 @@ options:
       alerts:
         description:
           - Alert channels, compared without regard to order; see O(uptime.monitoring.monitor#module:alerts).
+          - The URL of a webhook channel (V(webhook), V(slack), V(teams), V(discord), V(flock)) is masked in results
+            and diffs but for its scheme and host.
         type: list
         elements: dict
         suboptions:
@@ -169,9 +171,9 @@ options:
     default: 4
 notes:
   - Deleting a monitor (O(state=overridden), O(state=deleted)) also deletes its incidents; the service does so.
-  - Basic authentication and sensitive header values cannot be exported by O(state=gathered) (the results mask them);
-    RV(gathered_omitted) names them. Add them back from a vault before using the export with O(state=replaced) or
-    O(state=overridden), or those states clear them.
+  - Basic authentication, sensitive header values and the URLs of webhook alert channels cannot be exported by
+    O(state=gathered) (the results mask them); RV(gathered_omitted) names them. Add them back from a vault before
+    using the export with O(state=replaced) or O(state=overridden), or those states clear them.
 '''
 
 EXAMPLES = r'''
@@ -342,7 +344,9 @@ gathered:
       paused: false
 gathered_omitted:
   description:
-    - Per monitor name, the options left out of RV(gathered) because they hold secrets.
+    - Per monitor name, the options left out of RV(gathered) because they hold secrets, in the order of the options
+      (C(request_headers) when a header value is sensitive, C(request_auth_username) and C(request_auth_password),
+      C(alerts) when an alert is a webhook URL). A list is left out whole, since it is compared as a whole.
   returned: when O(state=gathered)
   type: dict
 requests:
@@ -358,10 +362,11 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     client_factory,
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 
 
 def main():
-    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries)
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
                        zone=module.zone)
 

@@ -341,10 +341,16 @@ def test_respond_to_incident_checks_its_input(ansible, emulator):
     assert emulator.log() == []
 
 
+SLACK_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/slack-s3cr3t-part'
+# What import_account prints for a monitor imported without what the export left out.
+CREATED_WITHOUT = ("monitor '%s' was created without %s (left out of the export): set them with "
+                   "uptime.monitoring.monitor")
+
+
 def seed_account(emulator):
     shop = create_monitor(emulator, 'shop', url='https://shop.example.com/health', interval=60,
                           alert_condition='url_no_text', alert_text_lookup='OK',
-                          alerts=[{'key': 'email', 'value': 'oncall@example.com'}],
+                          alerts=[{'key': 'email', 'value': 'oncall@example.com'}, {'key': 'slack', 'value': SLACK_WEBHOOK}],
                           request_headers=[{'key': 'X-Env', 'value': 'prod'}, {'key': 'Authorization', 'value': 'Bearer s3cr3t-token'}])
     create_monitor(emulator, 'admin', request_auth_username='uptime', request_auth_password='hunter2-secret')
     staging = create_monitor(emulator, 'staging', interval=3600, cache_buster=1)
@@ -377,12 +383,14 @@ def test_export_then_import_into_another_account(ansible, emulator):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     with open(path, encoding='utf-8') as handle:
         text = handle.read()
-    assert 'hunter2-secret' not in text and 's3cr3t-token' not in text
+    for secret in ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part'):
+        assert secret not in text
     export = yaml.safe_load(text)
     assert [monitor['name'] for monitor in export['uptime_monitors']] == ['admin', 'shop', 'staging']
-    # A header list with a sensitive value is left out whole, and so is Basic authentication.
+    # A header list with a sensitive value is left out whole, and so is an alert list with a webhook URL, and
+    # Basic authentication.
     assert export['uptime_monitors_omitted'] == {'admin': ['request_auth_username', 'request_auth_password'],
-                                                 'shop': ['request_headers']}
+                                                 'shop': ['request_headers', 'alerts']}
     assert export['uptime_incidents'] == [
         {'monitor': 'shop', 'started_at': '2026-01-10T08:00:00Z', 'acknowledged_at': '2026-01-10T08:05:00Z',
          'ended_at': '2026-01-10T09:00:00Z', 'cause': 'Pool exhausted', 'comment': 'Raised the pool'},
@@ -398,12 +406,19 @@ def test_export_then_import_into_another_account(ansible, emulator):
     imported = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                                 api_key=OTHER_KEY)
     assert imported.changed() == 2
+    # Every monitor created without what the export left out is named, with the options to set, though the
+    # run succeeded; the others are not.
+    assert CREATED_WITHOUT % ('admin', 'request_auth_username, request_auth_password') in imported.output
+    assert CREATED_WITHOUT % ('shop', 'request_headers, alerts') in imported.output
+    assert "monitor 'staging'" not in imported.output
+    assert 'slack-s3cr3t-part' not in imported.output
     source, copy = monitors_by_name(emulator), monitors_by_name(emulator, OTHER_KEY)
     assert sorted(copy) == sorted(source)
     for name in ('shop', 'staging'):
         expected, got = comparable(source[name]), comparable(copy[name])
         if name == 'shop':
-            expected['headers'] = []  # not exported (a value is sensitive): supplied from a vault in real life
+            # Not exported (a header value is sensitive, an alert a webhook): supplied from a vault in real life.
+            expected['headers'], expected['alerts'] = [], []
         assert got == expected, name
     assert copy['admin']['request_auth_username'] is None
     incidents = records(emulator, '/api/v1/incidents', OTHER_KEY)
@@ -415,6 +430,40 @@ def test_export_then_import_into_another_account(ansible, emulator):
                              api_key=OTHER_KEY)
     assert_changed_nothing(again)
     assert emulator.writes() == []
+    # Still without them: said again, as it is.
+    assert ("monitor 'admin' has no request_auth_username, request_auth_password (left out of the export): set them "
+            "with uptime.monitoring.monitor") in again.output
+
+    # Set from a vault, as the message says: then nothing is named.
+    copy_admin = monitors_by_name(emulator, OTHER_KEY)['admin']
+    update_monitor(emulator, copy_admin['id'], api_key=OTHER_KEY, request_auth_username='uptime',
+                   request_auth_password='from-the-vault')
+    restored = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
+                                api_key=OTHER_KEY)
+    assert "monitor 'admin'" not in restored.output and "monitor 'shop' has no request_headers, alerts" in restored.output
+
+
+def test_import_overridden_names_the_secrets_it_cleared(ansible, emulator):
+    seed_account(emulator)
+    ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=account.yml')
+
+    # Into the same account, merged: the monitors keep what the export left out, and nothing is named.
+    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml',
+                              '-e', 'uptime_import_incidents=false')
+    assert_changed_nothing(merged)
+    assert 'left out of the export' not in merged.output
+
+    # Overridden: the account holds exactly the export, the secrets it left out cleared, and named.
+    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml',
+                                  '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
+    assert ("monitor 'admin' had request_auth_username, request_auth_password cleared (left out of the export): set "
+            "them with uptime.monitoring.monitor") in overridden.output
+    assert ("monitor 'shop' had request_headers, alerts cleared (left out of the export): set them with "
+            "uptime.monitoring.monitor") in overridden.output
+    for secret in ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part'):
+        assert secret not in overridden.output
+    shop = monitors_by_name(emulator)['shop']
+    assert not shop['alerts'] and not shop['request_headers']
 
 
 def test_export_without_incidents_to_an_absolute_path(ansible, emulator, tmp_path_factory):

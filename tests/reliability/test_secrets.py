@@ -1,11 +1,12 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Secrets: no API key, password or sensitive header value in any output, at any verbosity.
+"""Secrets: no API key, password, sensitive header value or webhook URL in any output, at any verbosity.
 
 Every integration target (tests/integration/targets, ``reliability_secrets`` among them)
 is run with ``ansible-playbook -vvv --diff``, each against an emulator of its own, and
 all of its output is searched for every secret the targets use: the API keys, the
-Basic-auth passwords, the values of sensitive request headers. Every URL the emulator
+Basic-auth passwords, the values of sensitive request headers, the URLs of webhook
+alert channels (and what follows their host). Every URL the emulator
 received (its request lines, path and query) is searched too: a secret must never
 travel in a URL.
 
@@ -21,6 +22,7 @@ import importlib.util
 import os
 import re
 import subprocess
+from urllib.parse import urlsplit
 import sys
 import threading
 import time
@@ -32,6 +34,7 @@ import known_issues
 from reliability_support import OUTPUT_DIR, REPO_ROOT, ansible_playbook, record
 
 from emulator.control import Emulator as EmulatorControl
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import URL_CHANNELS
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name
 
 GROUP = 'secrets'
@@ -40,6 +43,9 @@ OWN_TARGET = 'reliability_secrets'
 PARALLEL = 3
 SECRET_OPTIONS = ('request_auth_password', 'password', 'api_key')
 MIN_SECRET_LENGTH = 6
+# What follows the host of a webhook URL is searched alone when it is this long: a short path (/hook) would also
+# match paths of the collection's own files.
+MIN_URL_SECRET_LENGTH = 12
 
 
 def integration_runner():
@@ -66,8 +72,26 @@ def _with_token(value):
     return found
 
 
+def _is_webhook(value):
+    """A literal URL with a scheme and a host: a webhook, where a value refused as no URL at all is no credential."""
+    if not _literal(value):
+        return False
+    parts = urlsplit(value)
+    return bool(parts.scheme and parts.netloc)
+
+
+def _with_url_secret(value):
+    """A webhook URL, and what follows its host (the part the collection masks) when that is long enough."""
+    found = {value}
+    parts = urlsplit(value)
+    secret_part = value[value.find(parts.netloc) + len(parts.netloc):] if parts.netloc else ''
+    if len(secret_part) >= MIN_URL_SECRET_LENGTH:
+        found.add(secret_part)
+    return found
+
+
 def secrets_in(node, found):
-    """Collect literal secrets from the YAML of a target: secret options and sensitive header values."""
+    """Collect literal secrets from the YAML of a target: secret options, sensitive header values, webhook URLs."""
     if isinstance(node, dict):
         for key, value in node.items():
             if key in SECRET_OPTIONS and _literal(value):
@@ -76,6 +100,10 @@ def secrets_in(node, found):
                 for item in value:
                     if isinstance(item, dict) and is_sensitive_name(item.get('key')) and _literal(item.get('value')):
                         found |= _with_token(item['value'])
+            if key == 'alerts' and isinstance(value, list):
+                for item in value:
+                    if isinstance(item, dict) and item.get('key') in URL_CHANNELS and _is_webhook(item.get('value')):
+                        found |= _with_url_secret(item['value'])
             secrets_in(value, found)
     elif isinstance(node, list):
         for item in node:
@@ -92,7 +120,11 @@ def all_secrets(runner):
                     secrets_in(yaml.safe_load(handle), found)
     with open(os.path.join(TARGETS_DIR, OWN_TARGET, 'vars', 'main.yml'), encoding='utf-8') as handle:
         own = yaml.safe_load(handle)
-    found |= {value for key, value in own.items() if key.startswith('secret_') and key != 'secret_pattern'}
+    for key, value in own.items():
+        if key.startswith('secret_webhook_'):
+            found |= _with_url_secret(value)
+        elif key.startswith('secret_') and key != 'secret_pattern':
+            found.add(value)
     return sorted(found)
 
 

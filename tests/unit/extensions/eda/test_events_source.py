@@ -384,6 +384,8 @@ def test_events_show_the_records_as_the_modules_do_with_secrets_masked(source):
                       'request_auth_username': 'bob', 'request_auth_password': 'hunter2',
                       'request_headers': {'0': {'key': 'Authorization', 'value': 'Bearer abc'},
                                           '1': {'key': 'X-Trace', 'value': 'on'}},
+                      'alerts': [{'key': 'teams', 'value': 'https://acme.webhook.office.com/webhookb2/tm-s3cret'},
+                                 {'key': 'email', 'value': 'ops@example.com'}],
                       'token': 'f00d', 'status': 'offline', 'started_at': '2026-01-01T10:00:00.000000Z'}
     tracker = source['Tracker']('https://u.example', emit_existing=True)
     (event,) = tracker.monitor_events([monitor_record], 'now')
@@ -393,13 +395,16 @@ def test_events_show_the_records_as_the_modules_do_with_secrets_masked(source):
     assert masked['request_auth_username'] == 'bob'
     assert masked['request_auth_password'] == MASK
     assert masked['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'X-Trace', 'value': 'on'}]
+    assert masked['alerts'] == [{'key': 'teams', 'value': 'https://acme.webhook.office.com/' + MASK},
+                                {'key': 'email', 'value': 'ops@example.com'}]
     assert masked['token'] == MASK
     incident_record = {'id': 3, 'monitor': monitor_record, 'cause': 'down', 'started_at': '2026-01-01T10:00:00Z',
                        'acknowledged_at': None, 'ended_at': '2026-01-01T10:30:00.000000Z', 'status': 'unresolved'}
     tracker.incident_events([], [], 'now')
     events = tracker.incident_events([incident_record], [], 'now')
     shown = events[-1]['uptime']['incident']
-    assert 'hunter2' not in json.dumps(events) and 'Bearer abc' not in json.dumps(events)
+    for secret in ('hunter2', 'Bearer abc', 'tm-s3cret'):
+        assert secret not in json.dumps(events)
     # The status is derived by the service's rule (ended: resolved), whatever the record says.
     assert (shown['id'], shown['monitor_id'], shown['monitor_name'], shown['status'], shown['duration']) == (
         3, 1, 'web', 'resolved', 1800)
@@ -691,12 +696,13 @@ def test_many_vanished_incidents_are_read_a_few_a_poll_and_none_is_lost(source):
 
 def test_secrets_never_reach_an_event(emulator, source):
     web = create_monitor(emulator, 'web', request_auth_username='bob', request_auth_password='hunter2-secret',
-                         request_headers=[{'key': 'X-Api-Key', 'value': 'header-secret'}])
+                         request_headers=[{'key': 'X-Api-Key', 'value': 'header-secret'}],
+                         alerts=[{'key': 'discord', 'value': 'https://discord.com/api/webhooks/1/discord-secret'}])
     poller = make_poller(source, emulator.url, emit_existing=True)
     open_incident(emulator, web)
     text = json.dumps(poller.poll())
-    assert 'bob' in text
-    for secret in ('hunter2-secret', 'header-secret', PRIMARY_KEY):
+    assert 'bob' in text and 'https://discord.com/********' in text
+    for secret in ('hunter2-secret', 'header-secret', 'discord-secret', PRIMARY_KEY):
         assert secret not in text
 
 

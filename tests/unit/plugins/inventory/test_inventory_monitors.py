@@ -29,6 +29,7 @@ except ImportError:  # ansible-core 2.18 templates every string
 
 SECRET_PASSWORD = 'hunter2-basic-secret'
 SECRET_HEADER = 'Bearer header-secret-value'
+SECRET_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/webhook-secret-part'
 
 DEFAULT_OPTIONS = dict(
     plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
@@ -68,7 +69,8 @@ def seed(emulator):
     ids = {}
     ids['shop'] = create_monitor(emulator, 'shop', 'https://shop.example.com/health', request_auth_username='uptime',
                                  request_auth_password=SECRET_PASSWORD,
-                                 request_headers=[{'key': 'Authorization', 'value': SECRET_HEADER}])
+                                 request_headers=[{'key': 'Authorization', 'value': SECRET_HEADER}],
+                                 alerts=[{'key': 'slack', 'value': SECRET_WEBHOOK}])
     ids['shop admin'] = create_monitor(emulator, 'shop admin', 'https://Shop.Example.com:8443/admin', interval=300)
     ids['blog'] = create_monitor(emulator, 'blog', 'https://blog.example.com/')
     ids['api'] = create_monitor(emulator, 'api', 'https://api.example.com/v1/status')
@@ -208,7 +210,8 @@ def test_read_monitors_attaches_the_ongoing_incident_of_offline_monitors(emulato
     # Only offline monitors carry an incident; the online api's incident has ended.
     assert sorted(name for name, monitor in monitors.items() if monitor['incident']) == ['acknowledged', 'shop']
     assert abs(instant(shop['started_at']) - instant(stamp())) < datetime.timedelta(seconds=30)
-    assert SECRET_PASSWORD not in json.dumps(monitors) and 'header-secret' not in json.dumps(monitors)
+    for secret in (SECRET_PASSWORD, 'header-secret', 'webhook-secret'):
+        assert secret not in json.dumps(monitors)
 
 
 def test_read_monitors_without_an_offline_monitor_reads_no_incident(emulator):
@@ -262,7 +265,7 @@ def test_parse_makes_hosts_groups_and_variables(emulator):
     assert shop['uptime_monitors'][0]['incident']['id'] == ids['shop incident']
     assert 'ansible_host' not in shop
     text = json.dumps({host: host_vars(inventory, host) for host in inventory.hosts}, default=str)
-    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret'):
+    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret'):
         assert secret not in text
 
 
@@ -359,7 +362,7 @@ def test_cache_serves_the_second_run_and_a_refresh_reads_again(emulator):
     first = parse(plugin)
     assert len(emulator.log()) == 2
     cached = json.dumps(plugin._cache)  # pylint: disable=protected-access
-    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret'):
+    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret'):
         assert secret not in cached
 
     emulator.clear_log()

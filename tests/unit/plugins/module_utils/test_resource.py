@@ -126,6 +126,25 @@ def test_masking_and_diff_of_secrets():
     assert shown_after['request_headers'][1] == {'key': 'Accept', 'value': 'a'}
 
 
+def test_diff_of_webhook_alerts_keeps_the_host_and_says_what_changed():
+    old_url, new_url = 'https://hooks.slack.com/services/T0/B0/old-part', 'https://hooks.slack.com/services/T0/B0/new-part'
+    before = MONITOR.current({'alerts': [{'key': 'slack', 'value': old_url}, {'key': 'email', 'value': 'a@b.io'},
+                                         {'key': 'teams', 'value': 'https://team.example.com/kept-part'}]})
+    after = dict(before, alerts=[{'key': 'slack', 'value': new_url}, {'key': 'email', 'value': 'c@d.io'},
+                                 {'key': 'teams', 'value': 'https://team.example.com/kept-part'}])
+    shown_before, shown_after = MONITOR.diff(before, after, ['alerts'])
+    text = repr((shown_before, shown_after))
+    for secret in ('old-part', 'new-part', 'kept-part'):
+        assert secret not in text
+    assert shown_before['alerts'][0] == {'key': 'slack', 'value': 'https://hooks.slack.com/' + MASK}
+    assert shown_after['alerts'] == [{'key': 'slack', 'value': 'https://hooks.slack.com/%s (changed)' % MASK},
+                                     {'key': 'email', 'value': 'c@d.io'},
+                                     {'key': 'teams', 'value': 'https://team.example.com/' + MASK}]
+    # Idempotence compares the real values: the same URLs make no difference, another one does.
+    assert MONITOR.differences({'alerts': before['alerts']}, before) == {}
+    assert MONITOR.differences({'alerts': after['alerts']}, before) == {'alerts': after['alerts']}
+
+
 def test_text_is_trimmed_and_blank_is_no_value():
     desired = MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '})
     assert desired == {'alert_text_lookup': 'OK', 'name': None}

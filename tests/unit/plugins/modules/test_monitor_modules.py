@@ -116,6 +116,41 @@ def test_secrets_are_masked_and_censored(emulator, connection, capsys):
     assert 'pw-123456' not in json.dumps(listed) and 'cookie-123456' not in json.dumps(listed)
 
 
+def test_a_webhook_url_shows_only_its_host(emulator, connection, capsys):
+    webhook = 'https://hooks.slack.com/services/T000/B000/wh-123456'
+    args = dict(connection, name='alerting', url='https://a.example.com', interval=60, _ansible_diff=True,
+                alerts=[{'key': 'slack', 'value': webhook}, {'key': 'telegram', 'value': '@ops_room'}])
+    created = run(monitor.main, args, capsys)
+    assert 'wh-123456' not in json.dumps(created)
+    assert created['monitor']['alerts'] == [{'key': 'slack', 'value': 'https://hooks.slack.com/********'},
+                                            {'key': 'telegram', 'value': '@ops_room'}]
+    assert created['diff']['after']['alerts'][0]['value'] == 'https://hooks.slack.com/********'
+    # Where Ansible echoes the arguments, the URL given is censored there.
+    echoed = created.get('invocation', {}).get('module_args', {}).get('alerts')
+    assert echoed in (None, [{'key': 'slack', 'value': NO_LOG_MASK}, {'key': 'telegram', 'value': '@ops_room'}])
+    assert not run(monitor.main, args, capsys)['changed']
+
+    moved = run(monitor.main, dict(args, alerts=[{'key': 'slack', 'value': webhook + '-new'}]), capsys)
+    assert moved['changed'] and 'wh-123456' not in json.dumps(moved)
+    assert moved['diff']['before']['alerts'][0]['value'] == 'https://hooks.slack.com/********'
+    assert moved['diff']['after']['alerts'][0]['value'] == 'https://hooks.slack.com/******** (changed)'
+    listed = run(monitor_info.main, dict(connection, name='alerting', export=True), capsys)
+    assert 'wh-123456' not in json.dumps(listed)
+    assert listed['export_omitted'] == {'alerting': ['alerts']} and 'alerts' not in listed['export'][0]
+
+
+def test_argument_errors_do_not_echo_webhook_urls(emulator, connection, capsys):
+    args = dict(connection, name='x', interval=61, alerts=[{'key': 'teams', 'value': 'https://t.example.com/tm-123456'}])
+    result = run(monitor.main, args, capsys)
+    assert result['failed'] and 'interval' in result['msg']
+    assert 'tm-123456' not in json.dumps(result)
+    refused = run(monitor.main, dict(args, interval=60, alerts=[{'key': 'teams', 'value': 't.example.com/tm-123456'}]),
+                  capsys)
+    assert refused['failed'] and refused['field'] == 'alerts[0].value'
+    assert 'tm-123456' not in json.dumps(refused)
+    assert emulator.log() == []
+
+
 def test_invalid_timeout_fails_before_any_request(emulator, connection, capsys):
     result = run(monitor_info.main, dict(connection, timeout=0), capsys)
     assert result['failed'] and 'timeout' in result['msg']

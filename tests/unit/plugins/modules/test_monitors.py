@@ -142,3 +142,38 @@ def test_an_entry_refusal_never_shows_a_secret(emulator, capsys):
     for entries in (config, config[1:]):
         result = run_module(capsys, config=entries, **connection(emulator))
         assert result['rc'] == 1 and SECRET not in json.dumps(result), result
+
+
+WEBHOOK = 'https://hooks.slack.com/services/T000/B000/sl4ck-s3cr3t'
+
+
+def test_webhook_urls_never_show_and_the_sync_stays_idempotent(emulator, capsys):
+    alerts = [dict(key='slack', value=WEBHOOK), dict(key='email', value='ops@example.com')]
+    done = run_module(capsys, config=[shop(alerts=alerts)], _ansible_diff=True, **connection(emulator))
+    assert done['rc'] == 0 and done['changed'] is True
+    assert 'sl4ck-s3cr3t' not in json.dumps(done)
+    assert done['after'][0]['alerts'] == [dict(key='slack', value='https://hooks.slack.com/********'),
+                                          dict(key='email', value='ops@example.com')]
+    assert done['diff']['after']['shop']['alerts'][0] == dict(key='slack', value='https://hooks.slack.com/********')
+    # The service holds the URL itself: only what is shown is masked.
+    assert emulator.api('GET', '/api/v1/monitors').json['data'][0]['alerts'][0]['value'] == WEBHOOK
+
+    assert run_module(capsys, config=[shop(alerts=alerts)], **connection(emulator))['changed'] is False
+    moved = run_module(capsys, config=[shop(alerts=[dict(key='slack', value=WEBHOOK + '-2')])], _ansible_diff=True,
+                       **connection(emulator))
+    assert moved['changed'] is True and 'sl4ck-s3cr3t' not in json.dumps(moved)
+    assert moved['diff']['after']['shop']['alerts'] == [dict(key='slack', value='https://hooks.slack.com/******** (changed)')]
+    assert moved['changes'][0]['after']['alerts'] == moved['diff']['after']['shop']['alerts']
+    gathered = run_module(capsys, state='gathered', **connection(emulator))
+    assert 'alerts' not in gathered['gathered'][0] and gathered['gathered_omitted'] == {'shop': ['alerts']}
+    assert 'sl4ck-s3cr3t' not in json.dumps(gathered)
+
+
+def test_an_entry_refusal_never_shows_a_webhook_url(emulator, capsys):
+    # Refused by Ansible's own validation (an unknown suboption), before the collection's checks.
+    config = [shop(alerts=[dict(key='slack', value=WEBHOOK, extra=1)])]
+    result = run_module(capsys, config=config, **connection(emulator))
+    assert result['rc'] == 1 and 'sl4ck-s3cr3t' not in json.dumps(result), result
+    result = run_module(capsys, config=[shop(interval=7, alerts=[dict(key='slack', value=WEBHOOK)])], **connection(emulator))
+    assert result['rc'] == 1 and 'sl4ck-s3cr3t' not in json.dumps(result), result
+    assert emulator.writes() == []
