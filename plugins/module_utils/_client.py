@@ -57,8 +57,8 @@ CA_OPTIONS_HINT = 'set ca_path to the CA bundle that signed it, or validate_cert
 # one Laravel gives when a form request looks the record up first (PUT /api/v1/incidents/{id}). Any other 404 (a
 # proxy's page, a wrong path in api_url, an unknown route) says nothing about the record.
 NOT_FOUND_MESSAGES = (re.compile(r'^Resource not found\.?$'), re.compile(r'^No query results for model \['))
-API_URL_HINT = ('api_url must be the base address of the service, such as https://uptime.example.com, without '
-                '/api/v1 or another path')
+API_URL_HINT = ('api_url must be the base address of the service, such as https://uptime.example.com, with no path '
+                'of its own (a trailing /api/v1 is ignored)')
 # Said of an answer that is not the service's: the service answers every request of this client in JSON, and
 # takes each method it is sent at each path it is sent to.
 NOT_THE_SERVICE = 'a wrong address or a proxy answered'

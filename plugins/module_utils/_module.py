@@ -68,13 +68,15 @@ def raw_secrets(value, secret_names, item_rules=None):
 
 
 def _secret_item_texts(items, rule):
-    """The values of the items of a list option as given that ``rule`` finds secret."""
+    """The values of the items of a list option as given that ``rule`` finds secret, in whatever shape they were
+    given: a list, a dict by position, one item without its list, or nested lists (all refused later)."""
+    if isinstance(items, dict) and 'key' in items:
+        return _scalar_texts(items.get('value')) if rule(items) is not None else []
     if isinstance(items, dict):
         items = list(items.values())
     if not isinstance(items, (list, tuple)):
         return []
-    return [text for item in items if isinstance(item, dict) and rule(item) is not None
-            for text in _scalar_texts(item.get('value'))]
+    return [text for item in items for text in _secret_item_texts(item, rule)]
 
 
 def _scalar_texts(value):

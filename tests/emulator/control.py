@@ -278,7 +278,8 @@ class Emulator:
         return self._control('POST', '/check', {'api_key': key, 'monitor_id': monitor_id, 'status': status})
 
     def timezone(self, timezone, api_key=PRIMARY_KEY):
-        """Set the account's time zone (an IANA name; None is the instance default, UTC); reset restores None."""
+        """Set the account's time zone (an IANA name; None is the instance default, UTC); a reset restores the zone the
+        emulator was started with (``--timezone``)."""
         return self._control('POST', '/account', {'api_key': api_key, 'timezone': timezone})
 
     def quirks(self, **flags):

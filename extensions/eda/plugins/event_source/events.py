@@ -603,7 +603,8 @@ async def main(queue, args):
     if load_state(poller.tracker, settings['state_file']):
         first_poll = 'carrying on from state_file %s' % settings['state_file']
     elif settings['emit_existing']:
-        first_poll = 'the first poll sends every ongoing incident and every monitor that is not online'
+        existing = {'incidents': 'every ongoing incident', 'monitors': 'every monitor that is not online'}
+        first_poll = 'the first poll sends %s' % ' and '.join(existing[kind] for kind in settings['watch'])
     else:
         first_poll = 'the first poll records what is there and sends nothing'
     # ansible-rulebook shows a source's log lines only from WARNING up unless run with -v: this one tells, by

@@ -634,7 +634,7 @@ def test_a_list_that_is_not_there_stops_the_source_naming_api_url(emulator, sour
     with pytest.raises(source['SourceError']) as caught:
         poller.poll()
     assert '404' in str(caught.value) and 'api_url must be the base address' in str(caught.value)
-    assert str(caught.value).endswith('without /api/v1 or another path (it has the path /uptime))')
+    assert str(caught.value).endswith('with no path of its own (a trailing /api/v1 is ignored) (it has the path /uptime))')
 
 
 class PagedClient:
@@ -865,6 +865,7 @@ async def test_transient_failures_warn_back_off_and_lose_nothing(emulator, sourc
 @pytest.mark.parametrize('args, first_poll', [
     ({}, 'the first poll records what is there and sends nothing'),
     ({'emit_existing': True}, 'the first poll sends every ongoing incident and every monitor that is not online'),
+    ({'emit_existing': True, 'watch': ['monitors']}, 'the first poll sends every monitor that is not online'),
     ({'state_file': True}, 'carrying on from state_file '),
 ])
 async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulator, source, caplog, tmp_path, args,
@@ -887,8 +888,8 @@ async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulat
     told = [record for record in caplog.records
             if record.name == 'uptime.monitoring.events' and record.getMessage().startswith('polling ')]
     assert [record.levelno for record in told] == [logging.WARNING]
-    assert told[0].getMessage() == 'polling %s every 2s for incidents and monitors; %s' % (
-        emulator.url, first_poll + (args['state_file'] if args.get('state_file') else ''))
+    assert told[0].getMessage() == 'polling %s every 2s for %s; %s' % (
+        emulator.url, ' and '.join(args.get('watch', ['incidents', 'monitors'])), first_poll + (args['state_file'] if args.get('state_file') else ''))
     assert PRIMARY_KEY not in caplog.text
 
 

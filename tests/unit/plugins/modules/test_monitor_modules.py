@@ -202,6 +202,22 @@ def test_argument_errors_do_not_echo_sensitive_header_values(emulator, connectio
     assert emulator.log() == []
 
 
+@pytest.mark.parametrize('option, given', [
+    ('request_headers', {'key': 'Authorization', 'value': 'Bearer one-item-secret'}),
+    ('request_headers', [[{'key': 'Authorization', 'value': 'Bearer one-item-secret'}]]),
+    ('alerts', {'key': 'slack', 'value': 'https://hooks.slack.com/services/one-item-secret'}),
+    ('alerts', {'0': [{'key': 'teams', 'value': 'https://example.webhook.office.com/one-item-secret'}]}),
+])
+def test_a_list_item_given_in_another_shape_is_censored_when_refused(emulator, connection, capsys, option, given):
+    """One item without its list (a YAML dash forgotten), or items nested too deep: Ansible refuses the type and
+    echoes the arguments in its failure."""
+    args = dict(connection, name='shape', url='https://s.example.com', interval=60, **{option: given})
+    result = run(monitor.main, args, capsys)
+    assert result['failed'] and option in result['msg']
+    assert 'one-item-secret' not in json.dumps(result)
+    assert emulator.log() == []
+
+
 @pytest.mark.parametrize('fault', [{'kind': 'status', 'status': 500}, {'kind': 'drop'}])
 def test_an_update_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, capsys, fault):
     args = dict(connection, name='confirm', url='https://c.example.com', interval=60, retries=0)
