@@ -9,10 +9,6 @@ import json
 import socket
 
 import pytest
-from ansible.module_utils import _internal as module_internal
-from ansible.module_utils.common import warnings as module_warnings
-from ansible.module_utils.testing import patch_module_args
-from emulator.control import PRIMARY_KEY
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import API_URL_HINT
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
@@ -29,24 +25,10 @@ TASKS = {
 }
 
 
-def run(module_main, args, capsys):
-    # A module process runs once: warnings start afresh, and the module runs as a module, not as controller code.
-    module_warnings._global_warnings.clear()  # pylint: disable=protected-access
-    controller, module_internal.is_controller = module_internal.is_controller, False
-    try:
-        with patch_module_args(args):
-            with pytest.raises(SystemExit):
-                module_main()
-    finally:
-        module_internal.is_controller = controller
-    return json.loads(capsys.readouterr().out)
-
-
 @pytest.fixture
-def connection(emulator, monkeypatch):
-    monkeypatch.delenv('UPTIME_API_URL', raising=False)
-    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
-    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'retries': 0}
+def connection(connection):  # pylint: disable=redefined-outer-name
+    """No retry: each answer is the one the failure reports."""
+    return dict(connection, retries=0)
 
 
 def closed_port():
@@ -63,41 +45,41 @@ def closed_port():
     (dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
 ])
 def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
-        emulator, connection, capsys, task, fault, words):
+        emulator, connection, run, task, fault, words):
     if fault:
         emulator.fault(count=10, **fault)
     main, args = TASKS[task]
-    result = run(main, dict(connection, api_url=emulator.url + '/uptime', **args), capsys)
+    result = run(main, dict(connection, api_url=emulator.url + '/uptime', **args))
     assert result['failed'] and not result.get('changed'), result
     assert result['msg'].startswith('GET /uptime/api/v1/') and words in result['msg'], result['msg']
     assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in result['msg']
     assert result['status_code'] == int(words[5:8]) and 'field_errors' not in result
 
 
-def test_a_failure_without_an_answer_has_no_status_code(connection, capsys):
-    result = run(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port()), capsys)
+def test_a_failure_without_an_answer_has_no_status_code(connection, run):
+    result = run(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port()))
     assert result['failed'] and 'connection refused' in result['msg']
     assert result['method'] == 'GET' and result['path'] == '/api/v1/monitors'
     assert 'status_code' not in result and 'field_errors' not in result
 
 
-def test_an_answer_without_named_fields_has_no_field_errors(connection, capsys):
-    result = run(monitor_info.main, dict(connection, api_key='wrong-key-1234567'), capsys)
+def test_an_answer_without_named_fields_has_no_field_errors(connection, run):
+    result = run(monitor_info.main, dict(connection, api_key='wrong-key-1234567'))
     assert result['failed'] and result['status_code'] == 401
     assert 'field_errors' not in result
 
 
-def test_fields_the_service_refused_are_returned(emulator, connection, capsys):
-    run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
-    other = run(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60), capsys)
-    taken = run(monitor.main, dict(connection, id=other['monitor']['id'], name='shop'), capsys)
+def test_fields_the_service_refused_are_returned(emulator, connection, run):
+    run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60))
+    other = run(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60))
+    taken = run(monitor.main, dict(connection, id=other['monitor']['id'], name='shop'))
     assert taken['failed'] and taken['status_code'] == 422 and taken['method'] == 'PUT'
     assert taken['field_errors'] == {'name': ['The name has already been taken.']}
 
 
-def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, capsys):
+def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, run):
     result = run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60,
-                                    maintenance_start_at='2031-01-10T06:00:00'), capsys)
+                                    maintenance_start_at='2031-01-10T06:00:00'))
     assert result['failed'] and result['field'] == 'maintenance_end_at', result
     assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
     assert emulator.log() == []

@@ -10,9 +10,6 @@ import os
 import re
 
 import pytest
-from ansible.module_utils import _internal as module_internal
-from ansible.module_utils.common import warnings as module_warnings
-from ansible.module_utils.testing import patch_module_args
 from emulator.control import PRIMARY_KEY
 
 from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
@@ -26,101 +23,77 @@ TRANSPORT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '
 NO_LOG_MASK = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
 
 
-def run(module_main, args, capsys, check_mode=False):
-    # Warnings are kept per process (a module process runs once): start each in-process run afresh. A test
-    # that imported controller code (the inventory plugin's) makes warnings go to the display instead of the
-    # result: run the module as the module process it is.
-    module_warnings._global_warnings.clear()  # pylint: disable=protected-access
-    controller, module_internal.is_controller = module_internal.is_controller, False
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    try:
-        with patch_module_args(args):
-            with pytest.raises(SystemExit):
-                module_main()
-    finally:
-        module_internal.is_controller = controller
-    return json.loads(capsys.readouterr().out)
-
-
-@pytest.fixture
-def connection(emulator, monkeypatch):
-    monkeypatch.delenv('UPTIME_API_URL', raising=False)
-    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
-    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY}
-
-
-def test_create_then_no_change(emulator, connection, capsys):
+def test_create_then_no_change(emulator, connection, run):
     args = dict(connection, name='wired', url='https://wired.example.com', interval=60)
-    first = run(monitor.main, args, capsys)
-    second = run(monitor.main, args, capsys)
+    first = run(monitor.main, args)
+    second = run(monitor.main, args)
     assert first['changed'] and not second['changed']
     assert first['monitor']['id'] == second['monitor']['id']
     assert [entry['method'] for entry in emulator.writes()] == ['POST']
 
 
-def test_check_mode_sends_no_write(emulator, connection, capsys):
-    result = run(monitor.main, dict(connection, name='dry', url='https://dry.example.com', interval=60), capsys,
+def test_check_mode_sends_no_write(emulator, connection, run):
+    result = run(monitor.main, dict(connection, name='dry', url='https://dry.example.com', interval=60),
                  check_mode=True)
     assert result['changed']
     assert result['monitor']['name'] == 'dry' and result['monitor']['id'] is None
     assert emulator.writes() == []
 
 
-def test_connection_options_from_the_environment(emulator, monkeypatch, capsys):
+def test_connection_options_from_the_environment(emulator, monkeypatch, run):
     monkeypatch.setenv('UPTIME_API_URL', emulator.url)
     monkeypatch.setenv('UPTIME_API_KEY', PRIMARY_KEY)
-    result = run(monitor_info.main, {}, capsys)
+    result = run(monitor_info.main, {})
     assert result['monitors'] == [] and not result['changed']
 
 
-def test_a_key_read_from_a_file_with_its_line_break_works(emulator, monkeypatch, capsys):
+def test_a_key_read_from_a_file_with_its_line_break_works(emulator, monkeypatch, run):
     # As the inventory plugin and the event source read it: the same description of the connection.
     monkeypatch.setenv('UPTIME_API_URL', emulator.url)
     monkeypatch.setenv('UPTIME_API_KEY', PRIMARY_KEY + '\n')
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
-    result = run(monitor_info.main, {}, capsys)
+    result = run(monitor_info.main, {})
     assert not result.get('failed') and result['monitors'] == []
     # Trimmed, the key is another string: it is censored too, in a failure's invocation as anywhere.
-    failed = run(monitor.main, dict(name='no-url', interval=60), capsys)
+    failed = run(monitor.main, dict(name='no-url', interval=60))
     assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
     assert failed.get('invocation', {}).get('module_args', {}).get('api_key') in (None, NO_LOG_MASK)
 
 
 @pytest.mark.parametrize('missing, env', [('api_url', 'UPTIME_API_URL'), ('api_key', 'UPTIME_API_KEY')])
-def test_missing_connection_option_names_both_ways(emulator, connection, capsys, missing, env):
+def test_missing_connection_option_names_both_ways(emulator, connection, run, missing, env):
     args = dict(connection)
     del args[missing]
-    result = run(monitor_info.main, args, capsys)
+    result = run(monitor_info.main, args)
     assert result['failed']
     assert missing in result['msg'] and env in result['msg']
     assert emulator.log() == []
 
 
-def test_missing_requests_library_is_reported(connection, monkeypatch, capsys):
+def test_missing_requests_library_is_reported(connection, monkeypatch, run):
     monkeypatch.setattr(_module, 'HAS_REQUESTS', False)
-    result = run(monitor_info.main, connection, capsys)
+    result = run(monitor_info.main, connection)
     assert result['failed']
     assert 'requests' in result['msg']
 
 
-def test_secrets_are_masked_and_censored(emulator, connection, capsys):
+def test_secrets_are_masked_and_censored(emulator, connection, run):
     args = dict(connection, name='secretive', url='https://s.example.com', interval=60,
                 request_auth_username='u', request_auth_password='pw-123456',
                 request_headers=[{'key': 'Cookie', 'value': 'session=cookie-123456'}])
-    out = run(monitor.main, args, capsys)
+    out = run(monitor.main, args)
     text = json.dumps(out)
     assert 'pw-123456' not in text and 'cookie-123456' not in text
     assert out['monitor']['request_auth_password'] == '********'
-    listed = run(monitor_info.main, dict(connection, export=True), capsys)
+    listed = run(monitor_info.main, dict(connection, export=True))
     assert 'pw-123456' not in json.dumps(listed) and 'cookie-123456' not in json.dumps(listed)
 
 
-def test_a_webhook_url_shows_only_its_host(emulator, connection, capsys):
+def test_a_webhook_url_shows_only_its_host(emulator, connection, run):
     webhook = 'https://hooks.slack.com/services/T000/B000/wh-123456'
     args = dict(connection, name='alerting', url='https://a.example.com', interval=60, _ansible_diff=True,
                 alerts=[{'key': 'slack', 'value': webhook}, {'key': 'telegram', 'value': '@ops_room'}])
-    created = run(monitor.main, args, capsys)
+    created = run(monitor.main, args)
     assert 'wh-123456' not in json.dumps(created)
     assert created['monitor']['alerts'] == [{'key': 'slack', 'value': 'https://hooks.slack.com/********'},
                                             {'key': 'telegram', 'value': '@ops_room'}]
@@ -128,64 +101,63 @@ def test_a_webhook_url_shows_only_its_host(emulator, connection, capsys):
     # Where Ansible echoes the arguments, the URL given is censored there.
     echoed = created.get('invocation', {}).get('module_args', {}).get('alerts')
     assert echoed in (None, [{'key': 'slack', 'value': NO_LOG_MASK}, {'key': 'telegram', 'value': '@ops_room'}])
-    assert not run(monitor.main, args, capsys)['changed']
+    assert not run(monitor.main, args)['changed']
 
-    moved = run(monitor.main, dict(args, alerts=[{'key': 'slack', 'value': webhook + '-new'}]), capsys)
+    moved = run(monitor.main, dict(args, alerts=[{'key': 'slack', 'value': webhook + '-new'}]))
     assert moved['changed'] and 'wh-123456' not in json.dumps(moved)
     assert moved['diff']['before']['alerts'][0]['value'] == 'https://hooks.slack.com/********'
     assert moved['diff']['after']['alerts'][0]['value'] == 'https://hooks.slack.com/******** (changed)'
-    listed = run(monitor_info.main, dict(connection, name='alerting', export=True), capsys)
+    listed = run(monitor_info.main, dict(connection, name='alerting', export=True))
     assert 'wh-123456' not in json.dumps(listed)
     assert listed['export_omitted'] == {'alerting': ['alerts']} and 'alerts' not in listed['export'][0]
 
 
-def test_argument_errors_do_not_echo_webhook_urls(emulator, connection, capsys):
+def test_argument_errors_do_not_echo_webhook_urls(emulator, connection, run):
     args = dict(connection, name='x', interval=61, alerts=[{'key': 'teams', 'value': 'https://t.example.com/tm-123456'}])
-    result = run(monitor.main, args, capsys)
+    result = run(monitor.main, args)
     assert result['failed'] and 'interval' in result['msg']
     assert 'tm-123456' not in json.dumps(result)
-    refused = run(monitor.main, dict(args, interval=60, alerts=[{'key': 'teams', 'value': 't.example.com/tm-123456'}]),
-                  capsys)
+    refused = run(monitor.main, dict(args, interval=60, alerts=[{'key': 'teams', 'value': 't.example.com/tm-123456'}]))
     assert refused['failed'] and refused['field'] == 'alerts[0].value'
     assert 'tm-123456' not in json.dumps(refused)
     assert emulator.log() == []
 
 
-def test_invalid_timeout_fails_before_any_request(emulator, connection, capsys):
-    result = run(monitor_info.main, dict(connection, timeout=0), capsys)
+def test_invalid_timeout_fails_before_any_request(emulator, connection, run):
+    result = run(monitor_info.main, dict(connection, timeout=0))
     assert result['failed'] and 'timeout' in result['msg']
     assert emulator.log() == []
 
 
-def test_a_lost_create_answer_does_not_duplicate_the_monitor(emulator, connection, capsys):
+def test_a_lost_create_answer_does_not_duplicate_the_monitor(emulator, connection, run):
     emulator.fault('drop', method='POST', when='after')
     args = dict(connection, name='lost', url='https://lost.example.com', interval=60, retries=0)
-    first = run(monitor.main, args, capsys)
-    second = run(monitor.main, args, capsys)
+    first = run(monitor.main, args)
+    second = run(monitor.main, args)
     assert first['changed'] and not first.get('failed')
     assert not second['changed']
     assert [entry['method'] for entry in emulator.writes()] == ['POST']
     assert len(emulator.api('GET', '/api/v1/monitors').json['data']) == 1
 
 
-def test_an_unexpected_defect_ends_in_one_line(emulator, connection, capsys, monkeypatch):
+def test_an_unexpected_defect_ends_in_one_line(emulator, connection, run, monkeypatch):
     def broken(*args, **kwargs):
         raise KeyError('surprise')
     monkeypatch.setattr(_engine.Engine, 'ensure', broken)
-    result = run(monitor.main, dict(connection, name='x'), capsys)
+    result = run(monitor.main, dict(connection, name='x'))
     assert result['failed']
     assert result['msg'] == "unexpected error: KeyError: 'surprise'"
     assert PRIMARY_KEY not in json.dumps(result)
 
 
 @pytest.mark.parametrize('interval, fault', [(61, None), (60, 500)])
-def test_a_secret_given_as_a_number_is_censored_like_a_string(emulator, connection, capsys, interval, fault):
+def test_a_secret_given_as_a_number_is_censored_like_a_string(emulator, connection, run, interval, fault):
     if fault:
         emulator.fault('status', status=fault, method='POST')
     args = dict(connection, name='numeric', url='https://n.example.com', interval=interval, retries=0,
                 request_headers=[{'key': 'X-Api-Key', 'value': 987654321}],
                 request_auth_username='ops', request_auth_password=24681357)
-    result = run(monitor.main, args, capsys)
+    result = run(monitor.main, args)
     assert result['failed']
     assert '987654321' not in json.dumps(result) and '24681357' not in json.dumps(result)
     # Where Ansible echoes the arguments (ansible-core 2.19 does in a failure), the secrets are censored there.
@@ -193,10 +165,10 @@ def test_a_secret_given_as_a_number_is_censored_like_a_string(emulator, connecti
     assert echoed.get('request_auth_password') in (None, NO_LOG_MASK)
 
 
-def test_argument_errors_do_not_echo_sensitive_header_values(emulator, connection, capsys):
+def test_argument_errors_do_not_echo_sensitive_header_values(emulator, connection, run):
     args = dict(connection, name='x', interval=61,
                 request_headers=[{'key': 'Authorization', 'value': 'Bearer topsecret-xyz'}])
-    result = run(monitor.main, args, capsys)
+    result = run(monitor.main, args)
     assert result['failed'] and 'interval' in result['msg']
     assert 'topsecret-xyz' not in json.dumps(result)
     assert emulator.log() == []
@@ -208,38 +180,38 @@ def test_argument_errors_do_not_echo_sensitive_header_values(emulator, connectio
     ('alerts', {'key': 'slack', 'value': 'https://hooks.slack.com/services/one-item-secret'}),
     ('alerts', {'0': [{'key': 'teams', 'value': 'https://example.webhook.office.com/one-item-secret'}]}),
 ])
-def test_a_list_item_given_in_another_shape_is_censored_when_refused(emulator, connection, capsys, option, given):
+def test_a_list_item_given_in_another_shape_is_censored_when_refused(emulator, connection, run, option, given):
     """One item without its list (a YAML dash forgotten), or items nested too deep: Ansible refuses the type and
     echoes the arguments in its failure."""
     args = dict(connection, name='shape', url='https://s.example.com', interval=60, **{option: given})
-    result = run(monitor.main, args, capsys)
+    result = run(monitor.main, args)
     assert result['failed'] and option in result['msg']
     assert 'one-item-secret' not in json.dumps(result)
     assert emulator.log() == []
 
 
 @pytest.mark.parametrize('fault', [{'kind': 'status', 'status': 500}, {'kind': 'drop'}])
-def test_an_update_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, capsys, fault):
+def test_an_update_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, run, fault):
     args = dict(connection, name='confirm', url='https://c.example.com', interval=60, retries=0)
-    run(monitor.main, args, capsys)
+    run(monitor.main, args)
     emulator.fault(method='PUT', when='after', **fault)
-    result = run(monitor.main, dict(args, interval=300), capsys)
+    result = run(monitor.main, dict(args, interval=300))
     assert result['changed'] and not result.get('failed')
     assert result['monitor']['interval'] == 300
 
 
-def test_a_delete_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, capsys):
+def test_a_delete_whose_answer_was_lost_is_confirmed_by_a_read(emulator, connection, run):
     args = dict(connection, name='gone', url='https://g.example.com', interval=60, retries=0)
-    run(monitor.main, args, capsys)
+    run(monitor.main, args)
     emulator.fault('status', status=500, method='DELETE', when='after')
-    result = run(monitor.main, dict(args, state='absent'), capsys)
+    result = run(monitor.main, dict(args, state='absent'))
     assert result['changed'] and not result.get('failed')
 
 
-def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, connection, capsys):
+def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, connection, run):
     emulator.fault('status', status=500, method='PUT')
     args = dict(connection, name='half', url='https://half.example.com', interval=60, paused=True, retries=0)
-    result = run(monitor.main, args, capsys)
+    result = run(monitor.main, args)
     assert result['failed'] and result['changed'] is True
     created = emulator.api('GET', '/api/v1/monitors').json['data']
     assert [record['name'] for record in created] == ['half']
@@ -248,27 +220,27 @@ def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, c
     assert "the task created monitor 'half' (id %s)" % created[0]['id'] in result['msg']
     assert result['msg'].startswith('PUT /api/v1/monitors/%s failed: HTTP 500' % created[0]['id'])
     # Run again: the pause is all that is left to do.
-    again = run(monitor.main, args, capsys)
+    again = run(monitor.main, args)
     assert again['changed'] and not again.get('failed') and again['monitor']['paused'] is True
 
 
-def test_a_lost_create_answer_then_a_failed_pause_reports_the_created_monitor(emulator, connection, capsys):
+def test_a_lost_create_answer_then_a_failed_pause_reports_the_created_monitor(emulator, connection, run):
     emulator.fault('drop', method='POST', when='after')
     emulator.fault('status', status=500, method='PUT')
     result = run(monitor.main, dict(connection, name='lost', url='https://l.example.com', interval=60, paused=True,
-                                    retries=0), capsys)
+                                    retries=0))
     created = emulator.api('GET', '/api/v1/monitors').json['data']
     assert [record['name'] for record in created] == ['lost']
     assert result['failed'] and result['changed'] is True and result['monitor']['id'] == int(created[0]['id'])
     assert result['msg'].endswith("(before this failure, the task created monitor 'lost' (id %s))" % created[0]['id'])
 
 
-def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, connection, capsys):
+def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, connection, run):
     args = dict(connection, name='zoned', url='https://z.example.com', interval=60)
-    run(monitor.main, args, capsys)
+    run(monitor.main, args)
     emulator.timezone('America/New_York')
     window = dict(maintenance_start_at='2031-01-10T06:00:00', maintenance_end_at='2031-01-10T07:00:00')
-    result = run(monitor.main, dict(args, account_timezone='UTC', **window), capsys)
+    result = run(monitor.main, dict(args, account_timezone='UTC', **window))
     assert result['failed'] and result['changed'] is True
     assert 'the service stored' in result['msg'] and "the task updated monitor" in result['msg']
     assert result['monitor']['maintenance_start_at'] == '2031-01-10T11:00:00Z'
@@ -276,13 +248,13 @@ def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, conne
 
 @pytest.mark.parametrize('method, args', [('POST', {}), ('PUT', {'interval': 300}), ('DELETE', {'state': 'absent'})])
 def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(
-        emulator, connection, capsys, method, args):
+        emulator, connection, run, method, args):
     base = dict(connection, name='firm', url='https://f.example.com', interval=60, retries=0)
     if method != 'POST':
-        run(monitor.main, base, capsys)
+        run(monitor.main, base)
     before = emulator.api('GET', '/api/v1/monitors').json['data']
     emulator.fault('status', status=500, method=method)
-    result = run(monitor.main, dict(base, **args), capsys)
+    result = run(monitor.main, dict(base, **args))
     assert result['failed'] and not result.get('changed')
     assert result['msg'].startswith('%s /api/v1/monitors' % method) and 'HTTP 500' in result['msg']
     assert result['msg'].endswith('the service failed, and a read shows that nothing was %s by this request'
@@ -291,36 +263,36 @@ def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == before
 
 
-def test_a_404_that_is_not_the_services_is_no_proof_of_absence(emulator, connection, capsys):
+def test_a_404_that_is_not_the_services_is_no_proof_of_absence(emulator, connection, run):
     args = dict(connection, name='kept', url='https://k.example.com', interval=60)
-    monitor_id = run(monitor.main, args, capsys)['monitor']['id']
+    monitor_id = run(monitor.main, args)['monitor']['id']
     wrong = dict(connection, api_url=emulator.url + '/uptime')
-    gone = run(monitor.main, dict(wrong, id=monitor_id, state='absent'), capsys)
+    gone = run(monitor.main, dict(wrong, id=monitor_id, state='absent'))
     assert gone['failed'] and not gone.get('changed')
     assert 'HTTP 404' in gone['msg'] and 'api_url must be the base address of the service' in gone['msg']
-    info = run(monitor_info.main, dict(wrong, id=monitor_id), capsys)
+    info = run(monitor_info.main, dict(wrong, id=monitor_id))
     assert info['failed'] and 'api_url must be the base address' in info['msg']
     assert [record['name'] for record in emulator.api('GET', '/api/v1/monitors').json['data']] == ['kept']
 
 
 def test_url_text_alone_is_taken_when_the_monitor_holds_a_lookup_and_refused_when_none_would(
-        emulator, connection, capsys):
+        emulator, connection, run):
     base = dict(connection, url='https://t.example.com', interval=60)
-    run(monitor.main, dict(base, name='kept', alert_condition='url_no_text', alert_text_lookup='Error'), capsys)
-    taken = run(monitor.main, dict(base, name='kept', alert_condition='url_text'), capsys)
+    run(monitor.main, dict(base, name='kept', alert_condition='url_no_text', alert_text_lookup='Error'))
+    taken = run(monitor.main, dict(base, name='kept', alert_condition='url_text'))
     assert taken['changed'] and not taken.get('failed')
     assert (taken['monitor']['alert_condition'], taken['monitor']['alert_text_lookup']) == ('url_text', 'Error')
     emulator.clear_log()
     for args in (dict(base, name='new', alert_condition='url_text'),
                  dict(base, name='kept', alert_condition='url_text', alert_text_lookup='')):
-        refused = run(monitor.main, args, capsys)
+        refused = run(monitor.main, args)
         assert refused['failed'] and refused['field'] == 'alert_text_lookup'
         assert 'is required when alert_condition is url_text' in refused['msg']
     assert emulator.writes() == []
 
 
 def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(
-        emulator, connection, capsys, monkeypatch):
+        emulator, connection, run, monkeypatch):
     # Another run creates the same monitor between this task's lookup and its create.
     emulator.api('POST', '/api/v1/monitors', data={
         'name': 'race', 'url': 'https://r.example.com', 'interval': 300, 'request_method': 'HEAD',
@@ -332,7 +304,7 @@ def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(
         found['calls'] += 1
         return _resource.Located(None) if found['calls'] == 1 else locate(resource, client, identity)
     monkeypatch.setattr(_resource.Resource, 'locate', late_locate)
-    result = run(monitor.main, dict(connection, name='race', url='https://r.example.com', interval=60), capsys)
+    result = run(monitor.main, dict(connection, name='race', url='https://r.example.com', interval=60))
     assert result['changed'] and not result.get('failed')
     stored = emulator.api('GET', '/api/v1/monitors').json['data']
     assert len(stored) == 1 and int(stored[0]['interval']) == 60
@@ -340,58 +312,58 @@ def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(
         'HEAD', 'url_text', 'OK')
 
 
-def test_a_monitor_created_inside_its_maintenance_window_shows_maintenance(emulator, connection, capsys):
+def test_a_monitor_created_inside_its_maintenance_window_shows_maintenance(emulator, connection, run):
     now = datetime.datetime.now(datetime.timezone.utc)
     window = dict(maintenance_start_at=(now - datetime.timedelta(hours=1)).strftime('%Y-%m-%dT%H:%M:%SZ'),
                   maintenance_end_at=(now + datetime.timedelta(hours=1)).strftime('%Y-%m-%dT%H:%M:%SZ'))
     created = run(monitor.main, dict(connection, name='quiet', url='https://q.example.com', interval=60,
-                                     **window), capsys)
+                                     **window))
     assert created['changed'] and created['monitor']['status'] == 'maintenance'
     # Told from the window and the time of the create: no read after it.
     assert [entry['method'] for entry in emulator.log() if entry['path'] == '/api/v1/monitors/%d'
             % created['monitor']['id']] == []
-    later = run(monitor.main, dict(connection, name='plain', url='https://p.example.com', interval=60), capsys)
+    later = run(monitor.main, dict(connection, name='plain', url='https://p.example.com', interval=60))
     assert later['monitor']['status'] == 'pending'
 
 
-def test_a_write_without_a_definite_answer_says_so(emulator, connection, capsys):
+def test_a_write_without_a_definite_answer_says_so(emulator, connection, run):
     emulator.fault('status', status=503, method='POST')
-    result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60), capsys)
+    result = run(monitor.main, dict(connection, name='unsure', url='https://u.example.com', interval=60))
     assert result['failed']
     assert result['msg'].endswith('(no definite answer: the service may have applied this change)')
 
 
-def test_a_blank_name_finds_no_monitor_and_fails_cleanly(emulator, connection, capsys):
-    absent = run(monitor.main, dict(connection, name='  ', state='absent'), capsys)
+def test_a_blank_name_finds_no_monitor_and_fails_cleanly(emulator, connection, run):
+    absent = run(monitor.main, dict(connection, name='  ', state='absent'))
     assert not absent.get('failed') and not absent['changed']
-    assert run(monitor_info.main, dict(connection, name=' '), capsys)['monitors'] == []
-    present = run(monitor.main, dict(connection, name=' ', url='https://x.example.com', interval=60), capsys)
+    assert run(monitor_info.main, dict(connection, name=' '))['monitors'] == []
+    present = run(monitor.main, dict(connection, name=' ', url='https://x.example.com', interval=60))
     assert present['failed'] and present['msg'].startswith('name: must be 1 to 128 characters long')
     assert emulator.writes() == []
 
 
-def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, connection, capsys):
-    created = run(monitor.main, dict(connection, name='fresh', url='https://fresh.example.com', interval=60), capsys)
+def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, connection, run):
+    created = run(monitor.main, dict(connection, name='fresh', url='https://fresh.example.com', interval=60))
     held = emulator.api('GET', '/api/v1/monitors/%d' % created['monitor']['id']).json['data']
     assert created['monitor']['status'] == held['status'] == 'pending'
     assert created['monitor']['cache_buster'] is False and held['cache_buster'] == 0
     assert [entry['method'] for entry in emulator.log()][-2:] == ['POST', 'GET']  # the read above, none by the task
     paused = run(monitor.main, dict(connection, name='resting', url='https://rest.example.com', interval=60,
-                                    paused=True), capsys)
+                                    paused=True))
     assert paused['monitor']['status'] == 'paused'
     # Check mode creates nothing: no status yet.
-    planned = run(monitor.main, dict(connection, name='planned', url='https://planned.example.com', interval=60), capsys,
+    planned = run(monitor.main, dict(connection, name='planned', url='https://planned.example.com', interval=60),
                   check_mode=True)
     assert planned['changed'] and planned['monitor']['status'] is None
 
 
-def test_monitor_info_by_name_reads_the_exact_name_else_one_that_differs_only_in_case(emulator, connection, capsys):
+def test_monitor_info_by_name_reads_the_exact_name_else_one_that_differs_only_in_case(emulator, connection, run):
     for name in ('shop', 'shop-eu', 'Blog'):
         emulator.api('POST', '/api/v1/monitors', data=dict(name=name, url='https://%s.example.com/' % name.lower(), interval=60,
                                                            request_method='GET', alert_condition='url_unavailable'))
 
     def names(name):
-        return [found['name'] for found in run(monitor_info.main, dict(connection, name=name), capsys)['monitors']]
+        return [found['name'] for found in run(monitor_info.main, dict(connection, name=name))['monitors']]
 
     assert names('shop') == ['shop']  # not shop-eu, which the service's substring search also finds
     assert names(' shop ') == ['shop']  # trimmed, as the service stores names
@@ -399,51 +371,51 @@ def test_monitor_info_by_name_reads_the_exact_name_else_one_that_differs_only_in
     assert names('sho') == [] and names('shop-e') == []
 
 
-def test_a_missing_ca_path_fails_before_any_request(emulator, connection, capsys, tmp_path):
+def test_a_missing_ca_path_fails_before_any_request(emulator, connection, run, tmp_path):
     emulator.clear_log()
     missing = str(tmp_path / 'no-such-ca.pem')
-    result = run(monitor_info.main, dict(connection, ca_path=missing), capsys)
+    result = run(monitor_info.main, dict(connection, ca_path=missing))
     assert result['failed'] and result['msg'] == 'ca_path: no such file or directory: %s' % missing
     assert emulator.log() == []
 
 
-def test_a_loopback_http_address_gets_no_transport_warning(connection, capsys):
-    result = run(monitor_info.main, dict(connection), capsys)
+def test_a_loopback_http_address_gets_no_transport_warning(connection, run):
+    result = run(monitor_info.main, dict(connection))
     assert not result.get('warnings')
 
 
-def test_transport_warnings_reach_the_result(connection, capsys):
+def test_transport_warnings_reach_the_result(connection, run):
     """An http:// address of another host is warned about in the result, also when the task then fails."""
-    result = run(monitor_info.main, dict(connection, api_url='http://uptime.invalid', retries=0), capsys)
+    result = run(monitor_info.main, dict(connection, api_url='http://uptime.invalid', retries=0))
     texts = [str(warning) for warning in result.get('warnings', [])]
     assert result['failed'] and 'cannot resolve the host name of http://uptime.invalid:80' in result['msg']
     assert len(texts) == 1 and 'travel unencrypted' in texts[0]
 
 
-def test_docs_transport_quotes_the_failure_messages_as_the_modules_give_them(emulator, connection, capsys):
+def test_docs_transport_quotes_the_failure_messages_as_the_modules_give_them(emulator, connection, run):
     """docs/transport.md ("What a failure message names") quotes these endings word for word."""
     with open(TRANSPORT_DOC, encoding='utf-8') as handle:
         doc = ' '.join(handle.read().split())
     base = dict(connection, url='https://d.example.com', interval=60, retries=0)
 
-    wrong = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', id=7), capsys)['msg']
+    wrong = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', id=7))['msg']
     assert wrong.startswith('GET /uptime/api/v1/monitors/7 failed: ')
     assert wrong[wrong.index('HTTP 404'):] in doc, wrong
     emulator.fault('status', status=405)
-    refused = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime'), capsys)['msg']
+    refused = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime'))['msg']
     assert refused[refused.index('HTTP 405'):] in doc, refused
     emulator.fault('html', status=200, count=2)
-    page = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', retries=1), capsys)['msg']
+    page = run(monitor_info.main, dict(connection, api_url=emulator.url + '/uptime', retries=1))['msg']
     # The doc quotes the attempts of the default retries.
     assert page[page.index('HTTP 200'):].replace('(2 attempts)', '(6 attempts)') in doc, page
 
     emulator.fault('status', status=500, method='PUT')
-    half = run(monitor.main, dict(base, name='half', paused=True), capsys)
+    half = run(monitor.main, dict(base, name='half', paused=True))
     assert half['changed'] is True
     created = re.sub(r'\(id [0-9]+\)', '(id 2)', half['msg'][half['msg'].index('(before this failure'):])
     assert created in doc, half['msg']
 
     emulator.fault('status', status=500, method='PUT')
-    unapplied = run(monitor.main, dict(base, name='half', interval=300), capsys)
+    unapplied = run(monitor.main, dict(base, name='half', interval=300))
     assert unapplied['failed'] and not unapplied.get('changed')
     assert re.sub(r'/[0-9]+ failed', '/7 failed', unapplied['msg']) in doc, unapplied['msg']
