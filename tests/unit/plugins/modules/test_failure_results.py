@@ -5,7 +5,6 @@ answer came from something other than the service."""
 
 from __future__ import annotations
 
-import json
 import socket
 
 import pytest
