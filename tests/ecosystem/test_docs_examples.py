@@ -421,6 +421,11 @@ def rulebook_persistence(run, block):
 PLAIN_CONFIG = 'docs/inventory.md: plugin: uptime.monitoring.monitors'
 
 
+def plain_configuration(run):
+    """The guide's plain configuration file, written as production.uptime.yml; its path."""
+    return run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+
+
 def inventory_config(run, block):
     """The configuration file alone, with the service in the environment: the status groups and the variables."""
     seed_inventory_account(run.emulator)
@@ -436,7 +441,7 @@ def inventory_graph_sample(run, block):
     command, shown = commands(block)[0], block.text.split('\n', 1)[1]
     assert command == 'ANSIBLE_INVENTORY_UNPARSED_FAILED=true ansible-inventory -i production.uptime.yml --graph'
     seed_inventory_account(run.emulator)
-    run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    plain_configuration(run)
     assert run.shell(command).output == shown
 
 
@@ -444,7 +449,7 @@ def host_variables_sample(run, block):
     """The host variables shown have the keys, and the values other than ids and times, of the real ones."""
     sample = yaml.safe_load(block.text)
     seed_inventory_account(run.emulator)
-    source = run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    source = plain_configuration(run)
     real = plain(json.loads(run.inventory(source, '--host', 'shop.example.com').stdout))
     assert set(real) == set(sample) and real['uptime_statuses'] == sample['uptime_statuses']
     assert len(real['uptime_monitors']) == len(sample['uptime_monitors'])
@@ -499,7 +504,7 @@ def health_check_commands(run, block):
     broken = create_monitor(run.emulator, 'broken', url=run.emulator.url + '/_emulator/missing')
     create_incident(run.emulator, recovered['id'], stamp(900))
     create_incident(run.emulator, broken['id'], stamp(600))
-    run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    plain_configuration(run)
     run.ansible.write(os.path.join('host_vars', '127.0.0.1.yml'), yaml.safe_dump(
         {'ansible_connection': 'local', 'ansible_python_interpreter': os.path.join(BIN, 'python')}))
     output = run_shell_block(run, block).output
@@ -511,7 +516,7 @@ def health_check_commands(run, block):
 def maintenance_end_play(run, block):
     """The play on uptime_maintenance prints the end of the window the inventory gives the host in maintenance."""
     seed_inventory_account(run.emulator)
-    source = run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    source = plain_configuration(run)
     (monitor,) = plain(json.loads(run.inventory(source, '--host', 'docs.example.com').stdout))['uptime_monitors']
     assert monitor['status'] == 'maintenance' and monitor['maintenance_end_at'].endswith('Z'), monitor
     played = run.ansible.playbook(run.ansible.write('maintenance.yml', block.text), inventory=source).output
@@ -521,7 +526,7 @@ def maintenance_end_play(run, block):
 def unparsed_is_failed_setting(run, block):
     """In ansible.cfg beside the configuration file, the setting makes a wrong key fail ansible-inventory (rc 1,
     the plugin's message naming api_key); without it the same run is only a warning (rc 0, no host)."""
-    run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    plain_configuration(run)
     env = run.environment(without=('ANSIBLE_INVENTORY_UNPARSED_WARNING',), UPTIME_API_KEY=NO_ACCOUNT_KEY)
     command = 'ansible-inventory -i production.uptime.yml --graph'
     lenient = run.shell(command, env=env, check=False)
@@ -535,7 +540,7 @@ def remediation_play(run, block):
     """A play that restarts nginx with become on the monitored hosts cannot run here: it is checked to be a valid
     playbook that targets exactly the hosts of uptime_offline of the real inventory."""
     seed_inventory_account(run.emulator)
-    source = run.ansible.write('production.uptime.yml', run.block(PLAIN_CONFIG).text)
+    source = plain_configuration(run)
     playbook = run.ansible.write('remediate.yml', block.text)
     listed = run.ansible.playbook(playbook, '--list-hosts', inventory=source).output
     hosts = re.search(r'hosts \((\d+)\):\n((?:\s+\S+\n?)*)', listed)
