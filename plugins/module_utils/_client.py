@@ -62,6 +62,9 @@ API_URL_HINT = ('api_url must be the base address of the service, such as https:
 # Said of an answer that is not the service's: the service answers every request of this client in JSON, and
 # takes each method it is sent at each path it is sent to.
 NOT_THE_SERVICE = 'a wrong address or a proxy answered'
+# The service counts an account's requests in windows of one minute (Laravel's throttle): what X-RateLimit-Remaining
+# says is renewed at the latest this long after it was read.
+RATE_WINDOW = 60.0
 
 
 class UptimeApiError(Exception):
@@ -86,6 +89,8 @@ class UptimeApiError(Exception):
         self.retry_after = None
         # The service's own answer that the record is not there: the only 404 that means "absent".
         self.not_found = False
+        # Not sent at all: the account had no more requests to spare than the reserve the caller keeps.
+        self.held_back = False
 
     def __str__(self):
         where = ' '.join(part for part in (self.method, self.path) if part)
@@ -236,12 +241,54 @@ def parse_retry_after(value, now=None):
     return min(max(seconds, 0.0), MAX_RETRY_AFTER)
 
 
+class RateLimit:
+    """What the service last said of the account's requests (``X-RateLimit-Limit`` / ``-Remaining``), and when.
+
+    Other clients of the account spend from the same count unseen, so what is
+    known is an upper bound that holds until the window renews: at the latest
+    RATE_WINDOW seconds after it was read.
+    """
+
+    def __init__(self, clock=time.monotonic, window=RATE_WINDOW):
+        self._clock = clock
+        self.window = window
+        self.limit = None
+        self.remaining = None
+        self._read_at = None
+
+    def observe(self, headers):
+        limit, remaining = _as_int(headers.get('X-RateLimit-Limit')), _as_int(headers.get('X-RateLimit-Remaining'))
+        if remaining is None:
+            return
+        self.limit, self.remaining, self._read_at = limit, remaining, self._clock()
+
+    def seconds_until_renewed(self):
+        """Seconds until what was read no longer holds (0 when nothing is known)."""
+        if self._read_at is None:
+            return 0.0
+        return max(self._read_at + self.window - self._clock(), 0.0)
+
+    def known_remaining(self):
+        """The requests left in this window as last read, or None when unknown or renewed since."""
+        return self.remaining if self.seconds_until_renewed() > 0 else None
+
+    def may_send(self, keep=0):
+        """Whether one more request leaves the account at least ``keep`` requests, as far as is known."""
+        remaining = self.known_remaining()
+        return remaining is None or remaining - 1 >= keep
+
+
 class UptimeClient:
-    """A session on the service: auth, retries, envelopes, paging."""
+    """A session on the service: auth, retries, envelopes, paging.
+
+    With ``reserve``, a request that would take the account's remaining
+    requests (as the service last said) below it is not sent: it fails at once
+    with ``held_back`` and ``retry_after`` (when the window renews).
+    """
 
     def __init__(self, api_url, api_key, validate_certs=True, ca_path=None, timeout=30, retries=5,
                  backoff_base=0.5, backoff_max=30.0, sleep=time.sleep, clock=time.monotonic,
-                 unreachable_budget=UNREACHABLE_BUDGET):
+                 unreachable_budget=UNREACHABLE_BUDGET, reserve=None):
         if not HAS_REQUESTS:
             raise RuntimeError('the Python library requests is required')
         self.base_url = normalise_base_url(api_url)
@@ -257,6 +304,8 @@ class UptimeClient:
         # When the address first could not be connected to, since the last answer it gave.
         self._unreachable_since = None
         self.request_count = 0
+        self.rate_limit = RateLimit(clock)
+        self.reserve = reserve
         self.transport_warnings = transport_warnings(self.base_url, validate_certs)
         self.session = requests.Session()
         self.session.headers.update({
@@ -317,6 +366,12 @@ class UptimeClient:
             seen.add(key)
             url, query = next_url
 
+    def read_page(self, path, params):
+        """One page of a list: its records, and how many pages the list has (None when the service does not say)."""
+        body = self.request('GET', path, params=params)
+        meta = body.get('meta') if isinstance(body.get('meta'), dict) else {}
+        return _list_records(body.get('data')), _as_int(meta.get('last_page'))
+
     def list(self, path, params=None, limit=None):
         """Every record of a list (up to ``limit``), across pages."""
         collected = []
@@ -363,6 +418,7 @@ class UptimeClient:
         data = encode_form(form) if form is not None else None
         attempt = 0
         while True:
+            self._hold_back_below_reserve(method, display_path)
             try:
                 return self._send_once(method, url, display_path, params, data)
             except _TransientError as transient:
@@ -382,6 +438,15 @@ class UptimeClient:
                     raise error
                 self._sleep(wait)
                 attempt += 1
+
+    def _hold_back_below_reserve(self, method, display_path):
+        if self.reserve is None or self.rate_limit.may_send(self.reserve):
+            return
+        error = self._error('not sent: the account has %d requests left this minute, and %d are kept for others'
+                            % (self.rate_limit.remaining, self.reserve), None, method, display_path)
+        error.held_back = error.transient = True
+        error.retry_after = self.rate_limit.seconds_until_renewed()
+        raise error
 
     def _unreachable_wait(self, wait):
         """The wait before trying an unreachable address again, or None once its budget is spent.
@@ -444,6 +509,7 @@ class UptimeClient:
             raise _TransientError(self._error('request failed: %s' % _exception_summary(exc), None, method,
                                               display_path)) from exc
         self._unreachable_since = None
+        self.rate_limit.observe(response.headers)
         return self._read_response(response, content, method, display_path)
 
     def _read_response(self, response, content, method, path):

@@ -12,7 +12,7 @@ import threading
 import pytest
 from emulator.control import PRIMARY_KEY
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import (API_URL_HINT, USER_AGENT, UptimeApiError,
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import (API_URL_HINT, USER_AGENT, RateLimit, UptimeApiError,
                                                                                 UptimeClient)
 
 MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
@@ -474,3 +474,46 @@ def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wro
     assert message.startswith('GET /api/v1/monitors failed: HTTP 200: the answer is ') and '(2 attempts)' in message
     assert ('api_url' in message) is names_api_url, message
     assert caught.value.transient
+
+
+# -- the account's rate limit --------------------------------------------------------------------
+
+
+def test_every_answer_tells_the_client_what_is_left_of_the_rate_limit(emulator):
+    seed(emulator, 1)
+    emulator.rate_limit(10)
+    client, dummy = make_client(emulator.url)
+    assert client.rate_limit.known_remaining() is None
+    client.get('/api/v1/monitors/1')
+    client.get('/api/v1/monitors/1')
+    assert (client.rate_limit.limit, client.rate_limit.known_remaining()) == (10, 8)
+
+
+def test_a_reserve_is_never_spent_and_what_is_held_back_is_never_sent(emulator):
+    seed(emulator, 1)
+    emulator.rate_limit(5)
+    client, sleep = make_client(emulator.url, reserve=2)
+    emulator.clear_log()
+    for dummy in range(3):  # leaves 4, 3, then 2
+        client.get('/api/v1/monitors/1')
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors/1')
+    error = caught.value
+    assert error.held_back and error.transient and not error.ambiguous
+    assert 0 < error.retry_after <= 60
+    assert 'not sent' in str(error) and '2 requests left' in str(error) and '2 are kept' in str(error)
+    assert len(emulator.log()) == 3 and sleep.waits == []
+
+
+def test_what_was_read_of_the_rate_limit_holds_until_the_window_renews():
+    now = [100.0]
+    limit = RateLimit(clock=lambda: now[0])
+    assert limit.may_send(keep=50) and limit.seconds_until_renewed() == 0
+    limit.observe({'X-RateLimit-Limit': '120', 'X-RateLimit-Remaining': '31'})
+    assert limit.may_send(keep=30) and not limit.may_send(keep=31)
+    now[0] += 59
+    assert not limit.may_send(keep=31) and limit.seconds_until_renewed() == pytest.approx(1)
+    now[0] += 1
+    assert limit.may_send(keep=31) and limit.known_remaining() is None
+    limit.observe({})  # an answer without the headers (a proxy's) tells nothing
+    assert limit.limit == 120
