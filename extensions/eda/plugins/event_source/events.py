@@ -43,7 +43,8 @@ description:
     webhook alert channels but for their scheme and host, secret-looking keys such as C(token)), and a
     C(meta.uuid) derived from the record and the transition, so the same transition always gets the same uuid and
     ansible-rulebook's persistence can drop it when it is sent again after a restart.
-  - The first poll records what the account looks like and sends nothing, unless O(emit_existing) is set. At start,
+  - The first poll records what the account looks like and sends nothing, unless O(emit_existing) is set (the
+    monitors are recorded as the first sweep reads them, see O(sweep_period)). At start,
     the source logs one line at the WARNING level (which ansible-rulebook shows without C(-v)) naming the address
     it polls (never the key) and the interval.
   - "Errors: a 429, 502, 503 or 504 with C(Retry-After) is waited out as its C(Retry-After) asks (seconds or an HTTP
@@ -52,12 +53,22 @@ description:
     refused API key (401, or a redirect to the login page), an account without API access (403), a 404 on a list
     or a 405 (O(api_url) is not the service's base address), a refused TLS handshake or certificate and invalid
     arguments stop the source with one message."
-  - "Requests per poll, for N monitors and M incidents: C(ceil(N / 100)) to read the monitors, plus C(ceil(K / 100))
-    to read the incidents, where K is the number of ongoing incidents plus those that ended within O(lookback) of the
-    newest end seen (usually one request), plus one per incident that was ongoing at the previous poll and is no
-    longer listed (a deleted or back-dated one), at most 20 a poll (the others are read by the next polls). The
-    service allows 120 requests a minute per account, shared with playbooks: with O(interval=60) and 1000 monitors
-    a poll costs about 11 requests a minute."
+  - "What it reads, and what it costs: every poll reads the incidents (the ongoing ones, and those that ended within
+    O(lookback) of the newest end seen: usually one request, whatever the number of monitors). The service's checker
+    opens an incident when a monitor goes offline and ends it when the monitor is back online, and each incident
+    carries its monitor: so offline and online changes are reported by the next poll, at a cost that does not grow
+    with the account. Pause, resume, maintenance and a first C(pending) to C(online) show only on the monitors: the
+    source reads the monitor list a few pages a poll (100 monitors a page), so that the whole list is read once
+    every O(sweep_period). Such a change is reported within O(sweep_period) plus O(interval) of when it happened
+    (within two sweep periods when monitors are deleted meanwhile, as the pages then shift)."
+  - "Requests a minute, for N monitors: about C((1 + ceil(ceil(N / 100) * interval / sweep_period)) * 60 /
+    interval); with the defaults, 2 for up to 1,500 monitors and 8 for 10,000. An incident that was ongoing at the
+    previous poll and is no longer listed (deleted, or back-dated) costs one request, at most 20 a poll."
+  - "Budget: the service allows an account 120 requests a minute, shared with playbooks and people. Every answer
+    says how many are left (C(X-RateLimit-Remaining)); the source never sends a request that would leave fewer than
+    O(reserve). When the account is that busy, it logs one warning, reads less (first the monitor list, then the
+    incidents) until the count is renewed, and logs once when it reads at full pace again. Nothing is lost: what was
+    not read is read later, and its events say so (C(late))."
   - Needs the Python library C(requests), and the collection installed whole (the source uses its
     C(plugins/module_utils)). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
 options:
@@ -129,6 +140,24 @@ options:
         back-dated ends. V(0) reads only what ended after the newest end seen.
     type: float
     default: 3600
+  sweep_period:
+    description:
+      - Seconds in which the source reads the whole monitor list once, a few pages at each poll, to find the status
+        changes that only the monitors show (pause, resume, maintenance, a first C(pending) to C(online)).
+      - A change of that kind is reported within O(sweep_period) plus O(interval) of when it happened (two sweep
+        periods when monitors are deleted meanwhile); offline and online changes are reported by the next poll
+        anyway, from the incidents.
+      - A shorter period costs more requests on a big account (see the description). At least O(interval).
+    type: float
+    default: 900
+  reserve:
+    description:
+      - Requests of the account's rate limit (120 a minute) that the source leaves to playbooks and people. It never
+        sends a request that the service's last C(X-RateLimit-Remaining) says would leave fewer.
+      - When the account is that busy, the source reads less and later, and says so once; nothing is lost.
+      - V(0) lets the source use the whole limit. A reserve at or above the limit leaves it one request a minute.
+    type: int
+    default: 30
 notes:
   - "Event payload, under the key C(uptime): C(type) (C(incident_opened), C(incident_acknowledged),
     C(incident_resolved), C(incident_deleted) or C(monitor_status_changed)), C(kind) (C(incident) or C(monitor)),
@@ -138,11 +167,16 @@ notes:
     C(started_at), C(acknowledged_at), C(ended_at), C(cause), C(comment), C(monitor_name), C(status), C(duration),
     C(created_at), C(updated_at), C(monitor)), C(incident_id) (null for monitor events), C(existing) (true when sent
     by O(emit_existing)), C(flapped) (a monitor whose status changed away and back between two polls: the status in
-    between was not seen) and C(api_url)."
+    between was not seen), C(seen_at) (when the poll that found it began, UTC), C(late) (true when the transition
+    happened before the previous poll began, so an earlier poll did not see it: found by the sweep of the monitors,
+    after a restart, or after polls were held back or failed; C(at) is the service's clock and C(seen_at) this
+    machine's) and C(api_url)."
   - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
     is not. A monitor that changes its status several times between two polls yields one event for its status now
     (with C(flapped) when that status equals the one seen before); poll more often than the checks run to see
     each change."
+  - "C(previous_status) is null for an event of O(emit_existing), and for a monitor that went offline before the
+    first sweep reached it (the incident does not say whether it was C(online) or C(pending))."
 """
 
 EXAMPLES = r"""
@@ -182,12 +216,13 @@ LEAST_RETRY_AFTER = 1.0
 WATCH_CHOICES = ('incidents', 'monitors')
 # The connection options, read and checked by the collection's own code; the others are this source's.
 CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout')
-OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing', 'lookback')
+OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing', 'lookback', 'sweep_period', 'reserve')
 # Incidents that were ongoing and left the list are read one by one, at most this many a poll: the others wait
 # for the next polls, so that many at once (a bulk delete) cannot spend the account's whole request budget.
 VANISHED_READS_PER_POLL = 20
-# 2: the state names the account (account_fingerprint) and keeps the incidents as the modules show them.
-STATE_VERSION = 2
+# 3: the state keeps where the sweep of the monitors stands, and when the last poll began.
+STATE_VERSION = 3
+STATE_KEYS = ('cutoff', 'sweep', 'baselined', 'polled_at', 'monitors', 'incidents')
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
@@ -255,10 +290,11 @@ _MODULE_UTILS, LOAD_ERROR = _load_module_utils(__file__)
 if _MODULE_UTILS is not None:
     _client, _schema, _connection = _MODULE_UTILS['_client'], _MODULE_UTILS['_schema'], _MODULE_UTILS['_connection']
     MONITORS, INCIDENTS = _MODULE_UTILS['_monitor'].MONITORS, _MODULE_UTILS['_incident'].INCIDENTS
+    nested_monitor = _MODULE_UTILS['_incident'].nested_monitor
     UptimeApiError, ValidationError = _client.UptimeApiError, _schema.ValidationError
     UTC_FORMAT = _schema.UTC_FORMAT
 else:  # main() stops with LOAD_ERROR before anything below needs these
-    _client = _schema = _connection = MONITORS = INCIDENTS = UTC_FORMAT = None
+    _client = _schema = _connection = MONITORS = INCIDENTS = UTC_FORMAT = nested_monitor = None
     UptimeApiError = ValidationError = type('Unavailable', (Exception,), {})
 
 
@@ -272,9 +308,20 @@ def _seconds(value, name, least=None):
     except (TypeError, ValueError):
         seconds = float('nan')
     if not math.isfinite(seconds) or (seconds < least if least is not None else seconds <= 0):
-        bound = 'at least %s' % least if least is not None else 'greater than 0'
+        bound = 'at least %g' % least if least is not None else 'greater than 0'
         raise ValidationError(name, 'expected a number of seconds %s, got %r' % (bound, value))
     return seconds
+
+
+def _count(value, name):
+    """A whole number of 0 or more."""
+    try:
+        number = int(str(value).strip())
+    except (TypeError, ValueError):
+        number = -1
+    if number < 0:
+        raise ValidationError(name, 'expected a whole number of 0 or more, got %r' % (value,))
+    return number
 
 
 def _watch(value):
@@ -298,8 +345,10 @@ def parse_args(args, environ=None):
             watch=_watch(args.get('watch', list(WATCH_CHOICES))),
             emit_existing=bool(_schema.to_bool(args.get('emit_existing', False), 'emit_existing')),
             lookback=_seconds(args.get('lookback', 3600), 'lookback', least=0),
+            reserve=_count(args.get('reserve', 30), 'reserve'),
             state_file=os.path.expanduser(str(args['state_file'])) if args.get('state_file') else None,
         )
+        settings['sweep_period'] = _seconds(args.get('sweep_period', 900), 'sweep_period', least=settings['interval'])
     except ValidationError as exc:
         raise SourceError('argument %s' % exc) from None
     settings['account'] = _connection.account_fingerprint(settings)
@@ -322,9 +371,21 @@ class Tracker:
         self.emit_existing = emit_existing
         self.lookback = lookback
         self.account = account  # account_fingerprint of the connection: whose state this is
-        self.monitors = None   # id -> status, started_at, maintenance, missed; after the first poll
+        self.monitors = None   # id -> status, started_at, maintenance, sweep (the sweep it was last seen in)
         self.incidents = None  # id -> started_at, acknowledged_at, ended_at (UTC), status, record (the view)
         self.cutoff = None     # newest ended_at seen
+        # Where the sweep of the monitor list stands: the next page, the sweep's number, the pages the list had.
+        self.sweep = {'page': 1, 'number': 0, 'pages': None}
+        # The first sweep is over: a monitor seen for the first time since is a new one, not a baseline.
+        self.baselined = False
+        self.polled_at = None  # when the last poll began (UTC): a transition before it was seen late
+        self.seen_at = None    # when this poll began
+
+    def begin_poll(self, observed_at):
+        self.seen_at = observed_at
+
+    def end_poll(self):
+        self.polled_at = self.seen_at
 
     def floor(self, cutoff=None):
         """The oldest end still read and remembered: ``lookback`` before the cut, so that an incident resolved with
@@ -332,57 +393,74 @@ class Tracker:
         cutoff = self.cutoff if cutoff is None else cutoff
         return earlier(cutoff, self.lookback) if cutoff else None
 
+    def _seen(self, at):
+        """When the source saw a transition at ``at``, and whether an earlier poll could have seen it."""
+        return {'seen_at': self.seen_at, 'late': bool(at and self.polled_at and at < self.polled_at)}
+
     # monitors
 
-    def monitor_events(self, records, observed_at):
-        first = self.monitors is None
-        known = {} if first else self.monitors
-        seen, events = {}, []
+    def monitor_events(self, records, explained=None):
+        """Events of monitors read now: a page of the sweep, or those nested in the incidents read.
+
+        ``explained`` maps a monitor id to ``(status, previous)`` when an incident transition of this poll says
+        what it became: a monitor not known yet (the first sweep has not reached it) is then reported too.
+        """
+        if self.monitors is None:
+            self.monitors = {}
+        events = []
         for record in records:
-            view = MONITORS.record_view(record)
-            monitor_id, status = view['id'], str(view.get('status') or '')
-            started_at, maintenance = view.get('started_at'), view.get('maintenance_start_at')
-            before = known.get(monitor_id)
-            seen[monitor_id] = {'status': status, 'started_at': started_at, 'maintenance': maintenance, 'missed': 0}
-            if first:
-                if self.emit_existing and status != 'online':
-                    events.append(self._monitor_event(view, status, None, started_at, maintenance, observed_at,
-                                                      existing=True))
-                continue
-            if before is None:
-                continue  # a monitor created since the last poll: its later changes are reported
-            previous = before['status']
-            if status == previous and (started_at is None or started_at == before['started_at']):
-                continue
-            if previous == 'maintenance' and status != 'maintenance' and started_at == before['started_at']:
-                maintenance = 'after maintenance from %s' % (before['maintenance'],)
-            events.append(self._monitor_event(view, status, previous, started_at, maintenance, observed_at,
-                                              flapped=status == previous))
-        # A monitor missing from one reading may have moved between pages while they were read: it is
-        # forgotten (deleted) only when two readings in a row lack it.
-        for monitor_id, before in known.items():
-            if monitor_id not in seen and before['missed'] < 1:
-                seen[monitor_id] = dict(before, missed=before['missed'] + 1)
-        self.monitors = seen
+            event = self._observe_monitor(MONITORS.record_view(record), explained or {})
+            if event is not None:
+                events.append(event)
         return events
 
-    def _monitor_event(self, view, status, previous, started_at, maintenance, observed_at, existing=False,
-                       flapped=False):
+    def _observe_monitor(self, view, explained):
+        monitor_id, status = view['id'], str(view.get('status') or '')
+        started_at, maintenance = view.get('started_at'), view.get('maintenance_start_at')
+        before = self.monitors.get(monitor_id)
+        self.monitors[monitor_id] = {'status': status, 'started_at': started_at, 'maintenance': maintenance,
+                                     'sweep': self.sweep['number']}
+        if before is None:
+            if explained.get(monitor_id, (None,))[0] == status:
+                return self._monitor_event(view, status, explained[monitor_id][1], started_at, maintenance)
+            if not self.baselined and self.emit_existing and status != 'online':
+                return self._monitor_event(view, status, None, started_at, maintenance, existing=True)
+            return None  # part of the baseline, or a monitor created since: its later changes are reported
+        previous = before['status']
+        if status == previous and (started_at is None or started_at == before['started_at']):
+            return None
+        if previous == 'maintenance' and status != 'maintenance' and started_at == before['started_at']:
+            maintenance = 'after maintenance from %s' % (before['maintenance'],)
+        return self._monitor_event(view, status, previous, started_at, maintenance, flapped=status == previous)
+
+    def sweep_over(self):
+        """The sweep read the last page: the next starts again at the first.
+
+        A monitor that no sweep saw twice in a row is forgotten (deleted): it may
+        have moved between pages once, while they were read.
+        """
+        number = self.sweep['number']
+        self.monitors = {key: value for key, value in (self.monitors or {}).items() if value['sweep'] >= number - 1}
+        self.sweep.update(page=1, number=number + 1)
+        self.baselined = True
+
+    def _monitor_event(self, view, status, previous, started_at, maintenance, existing=False, flapped=False):
         if started_at is not None:
             moment = started_at
         else:
-            moment = 'observed %s' % observed_at  # unique, not stable: this service does not say when
+            moment = 'observed %s' % self.seen_at  # unique, not stable: this service does not say when
         if status == 'maintenance' or str(maintenance or '').startswith('after maintenance'):
             moment = '%s|%s' % (moment, maintenance)
+        at = started_at if status != 'maintenance' else (maintenance or started_at)
         payload = {'type': 'monitor_status_changed', 'kind': 'monitor', 'status': status, 'previous_status': previous,
-                   'at': started_at if status != 'maintenance' else (maintenance or started_at),
-                   'monitor_id': view['id'], 'monitor_name': view.get('name'), 'incident_id': None, 'monitor': view,
-                   'existing': existing, 'flapped': flapped, 'api_url': self.base_url}
+                   'at': at, 'monitor_id': view['id'], 'monitor_name': view.get('name'), 'incident_id': None,
+                   'monitor': view, 'existing': existing, 'flapped': flapped, 'api_url': self.base_url}
+        payload.update(self._seen(at))
         return _event(payload, event_uuid(self.base_url, 'monitor', view['id'], status, moment))
 
     # incidents
 
-    def incident_events(self, records, missing, observed_at):
+    def incident_events(self, records, missing):
         """Events of the incidents read (``records``) and of the ongoing ones found deleted (``missing``)."""
         first = self.incidents is None
         known = {} if first else self.incidents
@@ -405,7 +483,7 @@ class Tracker:
             before = state.pop(incident_id, None)
             if before is not None:
                 payload = self._incident_payload(before['record'], 'incident_deleted', 'deleted', before['status'],
-                                                 observed_at)
+                                                 self.seen_at)
                 events.append(_event(payload, event_uuid(self.base_url, 'incident', incident_id, 'deleted',
                                                          before['started_at'])))
         ended = [value['ended_at'] for value in state.values() if value['ended_at']]
@@ -432,16 +510,19 @@ class Tracker:
         return events
 
     def _incident_payload(self, view, event_type, status, previous, at, existing=False):
-        return {'type': event_type, 'kind': 'incident', 'status': status, 'previous_status': previous, 'at': at,
-                'incident_id': view['id'], 'monitor_id': view['monitor_id'], 'monitor_name': view['monitor_name'],
-                'incident': view, 'monitor': view['monitor'], 'existing': existing, 'flapped': False,
-                'api_url': self.base_url}
+        payload = {'type': event_type, 'kind': 'incident', 'status': status, 'previous_status': previous, 'at': at,
+                   'incident_id': view['id'], 'monitor_id': view['monitor_id'], 'monitor_name': view['monitor_name'],
+                   'incident': view, 'monitor': view['monitor'], 'existing': existing, 'flapped': False,
+                   'api_url': self.base_url}
+        payload.update(self._seen(at))
+        return payload
 
     # state
 
     def to_state(self):
         """What the tracker knows, as JSON-ready data."""
         return {'version': STATE_VERSION, 'api_url': self.base_url, 'account': self.account, 'cutoff': self.cutoff,
+                'sweep': dict(self.sweep), 'baselined': self.baselined, 'polled_at': self.polled_at,
                 'monitors': None if self.monitors is None else [dict(value, id=key) for key, value in self.monitors.items()],
                 'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
 
@@ -453,6 +534,9 @@ class Tracker:
             return 'it was written for another api_url'
         if state.get('account') != self.account:
             return 'it was written for another account (another api_key)'
+        if any(key not in state for key in STATE_KEYS) or not isinstance(state['sweep'], dict) \
+                or any(key not in state['sweep'] for key in self.sweep):
+            return 'a part of it is missing'
         return None
 
     def load_state(self, state):
@@ -460,7 +544,8 @@ class Tracker:
         if self.state_problem(state) is not None:
             return False
         self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
-        self.cutoff = state['cutoff']
+        self.cutoff, self.baselined, self.polled_at = state['cutoff'], bool(state['baselined']), state['polled_at']
+        self.sweep = {key: state['sweep'][key] for key in self.sweep}
         return True
 
     def ongoing_ids(self):
@@ -496,40 +581,55 @@ def _order(event):
 
 
 class Poller:
-    """One poll: read what is needed, then turn it into events. The state changes only when a poll succeeds."""
+    """One poll: the incidents, then a few pages of the monitor list. The state changes only when a poll succeeds."""
 
     def __init__(self, settings, client=None):
         self.settings = settings
         # No retries inside a poll: a failed poll is polled again after a pause (main), which loses nothing.
-        self.client = client or _connection.connect(settings, retries=0)
+        self.client = client or _connection.connect(settings, retries=0, reserve=settings['reserve'])
         self.tracker = Tracker(settings['base_url'], settings['emit_existing'], settings['lookback'],
                                settings['account'])
+        # What the last poll left unread: held back by the reserve, or a page that failed (then retried next poll).
+        self.held_back = False
+        self.sweep_failure = None
+        self.reserve_warned = False
 
     def poll(self):
         """The events of one poll, oldest first (blocking: run it in a thread).
 
         Raises UptimeApiError for a failure a later poll may not meet
-        (``transient``), SourceError for one that every poll would meet.
+        (``transient``), SourceError for one that every poll would meet. A poll
+        that fails leaves the tracker as it was: the next one finds the same
+        transitions again.
         """
+        before = self.tracker.to_state()
         try:
             return self._poll()
         except UptimeApiError as exc:
+            self.tracker.load_state(before)
             if exc.transient:
                 raise
             raise SourceError(str(exc)) from None
+        except Exception:
+            self.tracker.load_state(before)
+            raise
 
     def _poll(self):
+        tracker, watch = self.tracker, self.settings['watch']
+        self.held_back, self.sweep_failure = False, None
         observed_at = datetime.datetime.now(datetime.timezone.utc).strftime(UTC_FORMAT)
-        monitors = incidents = missing = None
-        if 'monitors' in self.settings['watch']:
-            monitors = MONITORS.read_all(self.client)
-        if 'incidents' in self.settings['watch']:
-            incidents, missing = self._read_incidents()
-        events = []
-        if monitors is not None:
-            events.extend(self.tracker.monitor_events(monitors, observed_at))
-        if incidents is not None:
-            events.extend(self.tracker.incident_events(incidents, missing, observed_at))
+        # Read in full before the tracker learns anything: a failure here leaves it as it was.
+        incidents, missing = self._read_incidents()
+        tracker.begin_poll(observed_at)
+        incident_events = tracker.incident_events(incidents, missing)
+        events = list(incident_events) if 'incidents' in watch else []
+        if 'monitors' in watch:
+            # Every online/offline flip opens or ends an incident: the monitors nested in the incidents show it now,
+            # whatever the size of the account. The sweep finds the rest (pause, resume, maintenance).
+            nested = [monitor for monitor in (nested_monitor(record) for record in incidents) if monitor is not None]
+            events.extend(tracker.monitor_events(nested, _explained(incident_events)))
+            events.extend(self._sweep())
+        tracker.end_poll()
         events.sort(key=_order)
         return events
 
@@ -550,12 +650,60 @@ class Poller:
         for incident_id in vanished[:VANISHED_READS_PER_POLL]:
             # Ongoing at the last poll, not among the ongoing ones now, and no end above the floor: deleted, or
             # resolved with an end below it. One read tells.
-            record = INCIDENTS.get(self.client, incident_id)
+            try:
+                record = INCIDENTS.get(self.client, incident_id)
+            except UptimeApiError as exc:
+                if not exc.held_back:
+                    raise
+                self.held_back = True
+                break  # the others stay ongoing in the tracker and are read by the next polls
             if record is None:
                 missing.append(incident_id)
             else:
                 records.append(record)
         return records, missing
+
+    def _sweep(self):
+        """The next pages of the monitor list, so that every page is read once in about ``sweep_period``.
+
+        A page that cannot be read now ends the sweep of this poll: the next poll
+        starts with it, so nothing is skipped, only seen later.
+        """
+        tracker, sweep = self.tracker, self.tracker.sweep
+        pages = max(sweep['pages'] or 1, 1)
+        events = []
+        for dummy in range(max(1, math.ceil(pages * self.settings['interval'] / self.settings['sweep_period']))):
+            query = dict(sort_by='id', sort='asc', per_page=_client.PAGE_SIZE, page=sweep['page'])
+            try:
+                records, last_page = self.client.read_page(MONITORS.path, query)
+            except UptimeApiError as exc:
+                if not exc.transient:
+                    raise
+                if exc.held_back:
+                    self.held_back = True
+                else:
+                    self.sweep_failure = exc
+                break
+            events.extend(tracker.monitor_events(records))
+            last_page = last_page or (sweep['page'] + 1 if len(records) >= _client.PAGE_SIZE else sweep['page'])
+            sweep['pages'] = last_page
+            if not records or sweep['page'] >= last_page:
+                tracker.sweep_over()
+                break
+            sweep['page'] += 1
+        return events
+
+
+def _explained(incident_events):
+    """What the incident transitions of a poll say a monitor became: monitor id -> (status, previous status)."""
+    explained = {}
+    for event in incident_events:
+        payload = event['uptime']
+        if payload['type'] == 'incident_opened' and not payload['existing']:
+            explained[payload['monitor_id']] = ('offline', None)  # from online or pending: which, it does not say
+        elif payload['type'] == 'incident_resolved':
+            explained[payload['monitor_id']] = ('online', 'offline')
+    return explained
 
 
 def load_state(tracker, path):
@@ -611,11 +759,15 @@ async def main(queue, args):
     # default, that the source runs, where it polls and how often (until the first event nothing else would).
     LOGGER.warning('polling %s every %gs for %s; %s', poller.client.redact(settings['base_url']), interval,
                    ' and '.join(settings['watch']), first_poll)
-    failures = 0
+    failures, busy = 0, False
     while True:
         try:
             events = await asyncio.to_thread(poller.poll)
         except UptimeApiError as exc:  # transient: poll() turns the others into SourceError
+            if exc.held_back:
+                busy = tell_busy(poller, busy, True)
+                await _sleep(max(exc.retry_after, LEAST_RETRY_AFTER))
+                continue
             if exc.retry_after is not None:
                 # Refused before any work, not a failure of the service: no longer pause than it asks.
                 delay = max(exc.retry_after, LEAST_RETRY_AFTER)
@@ -639,14 +791,44 @@ async def main(queue, args):
             await _sleep(delay)
             continue
         if failures:
-            LOGGER.warning('polling %s works again after %d failed attempt(s)', settings['base_url'], failures)
+            LOGGER.warning('polling %s works again after %d failed attempt(s)', poller.client.redact(settings['base_url']),
+                           failures)
         failures = 0
+        delay = interval
+        if poller.sweep_failure is not None:
+            delay = max(interval, poller.sweep_failure.retry_after or 0)
+            LOGGER.warning('%s; the monitor list is read on from that page at the next poll, in %.0fs%s',
+                           poller.sweep_failure, delay, ' as the service asks' if delay > interval else '')
+        busy = tell_busy(poller, busy, poller.held_back)
+        warn_reserve_above_limit(poller)
         for event in events:
             await queue.put(event)
         if settings['state_file']:
             # After the events are handed over: a crash in between sends them again, with the same uuids.
             save_state(poller.tracker, settings['state_file'])
-        await _sleep(interval)
+        await _sleep(delay)
+
+
+def tell_busy(poller, busy, held_back):
+    """Say once when the reserve starts holding the source back, and once when it no longer does."""
+    reserve = poller.settings['reserve']
+    if held_back and not busy:
+        LOGGER.warning('the account has %s requests left this minute and %d are kept for playbooks and people '
+                       '(reserve): reading less until the service renews the count; nothing is lost, events come '
+                       'later (with late: true)', poller.client.rate_limit.remaining, reserve)
+    elif busy and not held_back:
+        LOGGER.warning('the account has more requests to spare than the reserve of %d again: reading at full pace',
+                       reserve)
+    return held_back
+
+
+def warn_reserve_above_limit(poller):
+    """A reserve at or above the account's limit leaves the source one request a minute: say so, once."""
+    limit, reserve = poller.client.rate_limit.limit, poller.settings['reserve']
+    if limit is not None and reserve >= limit and not poller.reserve_warned:
+        poller.reserve_warned = True
+        LOGGER.warning('reserve %d is not below the account\'s limit of %d requests a minute: the source sends one '
+                       'request each time the count is renewed, and its events come late', reserve, limit)
 
 
 def backoff(interval, failures):

@@ -258,23 +258,44 @@ def page(records, next_url=None):
     return {'data': records, 'links': {'next': next_url}, 'meta': {}, 'status': 200}
 
 
+def listed_incident(incident_id, monitor_id, status='offline'):
+    return {'id': incident_id, 'started_at': '2026-01-01T00:00:00Z', 'ended_at': None, 'acknowledged_at': None,
+            'monitor': {'id': monitor_id, 'name': 'web-%d' % monitor_id, 'status': status}}
+
+
+# Every poll reads the incidents first.
+NO_INCIDENTS = (200, {}, page([]))
+
+
 def test_requests_carry_bearer_and_json_accept_and_pages_follow_the_query_of_links_next(source, scripted):
     # links.next names an address this client cannot reach (a proxy's): only its query is taken.
-    scripted.answers = [(200, {}, page([{'id': 1, 'status': 'online'}],
-                                       'http://internal.invalid:9/api/v1/monitors?page=2&per_page=100')),
-                        (200, {}, page([{'id': 2, 'status': 'online'}]))]
-    poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'])
+    scripted.answers = [(200, {}, page([listed_incident(1, 1)],
+                                       'http://internal.invalid:9/api/v1/incidents?page=2&per_page=100')),
+                        (200, {}, page([listed_incident(2, 2)]))]
+    poller = make_poller(source, scripted.url, key='key-1234', watch=['incidents'])
     assert poller.poll() == []
-    assert sorted(poller.tracker.monitors) == [1, 2]
+    assert sorted(poller.tracker.incidents) == [1, 2]
     assert poller.client.request_count == 2
     first, second = scripted.requests
     assert first['headers']['Authorization'] == 'Bearer key-1234'
     assert first['headers']['Accept'] == 'application/json'
-    assert second['path'].startswith('/api/v1/monitors?') and 'page=2' in second['path'] and 'sort=asc' in second['path']
+    assert second['path'].startswith('/api/v1/incidents?') and 'page=2' in second['path'] and 'sort=desc' in second['path']
+
+
+def test_the_monitor_list_is_read_a_page_a_time_by_id(source, scripted):
+    scripted.answers = [NO_INCIDENTS, (200, {}, {'data': [{'id': 1, 'status': 'online'}], 'links': {},
+                                                 'meta': {'current_page': 1, 'last_page': 1}})]
+    poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'])
+    assert poller.poll() == []
+    assert sorted(poller.tracker.monitors) == [1]
+    path = scripted.requests[1]['path']
+    for word in ('/api/v1/monitors?', 'page=1', 'per_page=100', 'sort_by=id', 'sort=asc'):
+        assert word in path
 
 
 def test_a_list_sent_as_an_object_keyed_by_position_is_read(source, scripted):
-    scripted.answers = [(200, {}, {'data': {'1': {'id': '2', 'status': 'paused'}, '0': {'id': '1', 'status': 'paused'}},
+    scripted.answers = [NO_INCIDENTS,
+                        (200, {}, {'data': {'1': {'id': '2', 'status': 'paused'}, '0': {'id': '1', 'status': 'paused'}},
                                    'links': {}, 'meta': {}})]
     poller = make_poller(source, scripted.url, key='key-1234', watch=['monitors'], emit_existing=True)
     assert sorted(summary(poller.poll())) == [('monitor_status_changed', 1, None, 'paused'),
@@ -388,7 +409,7 @@ def test_events_show_the_records_as_the_modules_do_with_secrets_masked(source):
                                  {'key': 'email', 'value': 'ops@example.com'}],
                       'token': 'f00d', 'status': 'offline', 'started_at': '2026-01-01T10:00:00.000000Z'}
     tracker = source['Tracker']('https://u.example', emit_existing=True)
-    (event,) = tracker.monitor_events([monitor_record], 'now')
+    (event,) = sweep(tracker, [monitor_record])
     masked = event['uptime']['monitor']
     assert (masked['id'], masked['interval'], masked['status']) == (1, 60, 'offline')
     assert masked['started_at'] == '2026-01-01T10:00:00Z'
@@ -400,8 +421,8 @@ def test_events_show_the_records_as_the_modules_do_with_secrets_masked(source):
     assert masked['token'] == MASK
     incident_record = {'id': 3, 'monitor': monitor_record, 'cause': 'down', 'started_at': '2026-01-01T10:00:00Z',
                        'acknowledged_at': None, 'ended_at': '2026-01-01T10:30:00.000000Z', 'status': 'unresolved'}
-    tracker.incident_events([], [], 'now')
-    events = tracker.incident_events([incident_record], [], 'now')
+    tracker.incident_events([], [])
+    events = tracker.incident_events([incident_record], [])
     shown = events[-1]['uptime']['incident']
     for secret in ('hunter2', 'Bearer abc', 'tm-s3cret'):
         assert secret not in json.dumps(events)
@@ -425,29 +446,36 @@ def monitor(monitor_id, status, started, **more):
     return dict({'id': monitor_id, 'name': 'm%d' % monitor_id, 'status': status, 'started_at': started}, **more)
 
 
+def sweep(tracker, records):
+    """The events of a sweep of the whole monitor list that read ``records``."""
+    events = tracker.monitor_events(records)
+    tracker.sweep_over()
+    return events
+
+
 T0, T1, T2, T3 = ('2026-01-01T10:00:00.000000Z', '2026-01-01T10:05:00.000000Z', '2026-01-01T10:09:00.000000Z',
                   '2026-01-01T10:20:00.000000Z')
 
 
 def test_an_incident_seen_only_once_resolved_yields_all_three_transitions_oldest_first(source):
     tracker = source['Tracker']('https://u.example')
-    assert tracker.incident_events([], [], 'now') == []  # the baseline
-    events = tracker.incident_events([incident(7, T0, T1, T2)], [], 'now')
+    assert tracker.incident_events([], []) == []  # the baseline
+    events = tracker.incident_events([incident(7, T0, T1, T2)], [])
     assert summary(events) == [('incident_opened', 7, None, 'unresolved'),
                                ('incident_acknowledged', 7, 'unresolved', 'acknowledged'),
                                ('incident_resolved', 7, 'acknowledged', 'resolved')]
     assert [event['uptime']['at'] for event in events] == ['2026-01-01T10:00:00Z', '2026-01-01T10:05:00Z', '2026-01-01T10:09:00Z']
     assert len(set(uuids(events))) == 3
-    assert tracker.incident_events([incident(7, T0, T1, T2)], [], 'now') == []  # nothing new
+    assert tracker.incident_events([incident(7, T0, T1, T2)], []) == []  # nothing new
 
 
 def test_each_incident_transition_is_reported_once_as_it_happens(source):
     tracker = source['Tracker']('https://u.example')
-    tracker.incident_events([], [], 'now')
-    opened = tracker.incident_events([incident(1, T0)], [], 'now')
-    acknowledged = tracker.incident_events([incident(1, T0, T1)], [], 'now')
-    again = tracker.incident_events([incident(1, T0, T1)], [], 'now')
-    resolved = tracker.incident_events([incident(1, T0, T1, T2)], [], 'now')
+    tracker.incident_events([], [])
+    opened = tracker.incident_events([incident(1, T0)], [])
+    acknowledged = tracker.incident_events([incident(1, T0, T1)], [])
+    again = tracker.incident_events([incident(1, T0, T1)], [])
+    resolved = tracker.incident_events([incident(1, T0, T1, T2)], [])
     assert summary(opened + acknowledged + again + resolved) == [
         ('incident_opened', 1, None, 'unresolved'), ('incident_acknowledged', 1, 'unresolved', 'acknowledged'),
         ('incident_resolved', 1, 'acknowledged', 'resolved')]
@@ -455,25 +483,24 @@ def test_each_incident_transition_is_reported_once_as_it_happens(source):
 
 def test_the_same_transition_gets_the_same_uuid_whoever_sees_it_and_when(source):
     live = source['Tracker']('https://u.example')
-    live.incident_events([], [], 'now')
-    live.monitor_events([monitor(1, 'online', T0)], 'now')
-    seen_live = live.incident_events([incident(5, T1, T2)], [], 'a') + live.monitor_events([monitor(1, 'offline', T1)], 'a')
+    live.incident_events([], [])
+    sweep(live, [monitor(1, 'online', T0)])
+    seen_live = live.incident_events([incident(5, T1, T2)], []) + sweep(live, [monitor(1, 'offline', T1)])
 
     # A restarted source that emits what exists gives those transitions the uuids of the live events.
     restarted = source['Tracker']('https://u.example', emit_existing=True)
-    existing = restarted.incident_events([incident(5, T1, T2)], [], 'b') + restarted.monitor_events(
-        [monitor(1, 'offline', T1)], 'b')
+    existing = restarted.incident_events([incident(5, T1, T2)], []) + sweep(restarted, [monitor(1, 'offline', T1)])
     assert sorted(uuids(existing)) == sorted(uuids(seen_live))
     assert all(event['uptime']['existing'] for event in existing)
     # Another service, the same ids: other uuids.
     other = source['Tracker']('https://other.example', emit_existing=True)
-    assert not set(uuids(other.incident_events([incident(5, T1, T2)], [], 'b'))) & set(uuids(seen_live))
+    assert not set(uuids(other.incident_events([incident(5, T1, T2)], []))) & set(uuids(seen_live))
 
 
 def test_emit_existing_sends_ongoing_incidents_and_monitors_not_online_only(source):
     tracker = source['Tracker']('https://u.example', emit_existing=True)
-    events = tracker.incident_events([incident(1, T0), incident(2, T0, T1), incident(3, T0, T1, T2)], [], 'now')
-    events += tracker.monitor_events([monitor(1, 'online', T0), monitor(2, 'paused', T0), monitor(3, 'pending', T0)], 'now')
+    events = tracker.incident_events([incident(1, T0), incident(2, T0, T1), incident(3, T0, T1, T2)], [])
+    events += sweep(tracker, [monitor(1, 'online', T0), monitor(2, 'paused', T0), monitor(3, 'pending', T0)])
     assert summary(events) == [('incident_opened', 1, None, 'unresolved'), ('incident_opened', 2, None, 'unresolved'),
                                ('incident_acknowledged', 2, 'unresolved', 'acknowledged'),
                                ('monitor_status_changed', 2, None, 'paused'),
@@ -482,16 +509,16 @@ def test_emit_existing_sends_ongoing_incidents_and_monitors_not_online_only(sour
 
 def test_a_flapping_monitor_yields_distinct_transitions(source):
     tracker = source['Tracker']('https://u.example')
-    tracker.monitor_events([monitor(1, 'online', T0)], 'now')
+    sweep(tracker, [monitor(1, 'online', T0)])
     flips = []
     for status, started in (('offline', T1), ('online', T2), ('offline', T3)):
-        flips += tracker.monitor_events([monitor(1, status, started)], 'now')
+        flips += sweep(tracker, [monitor(1, status, started)])
     assert summary(flips) == [('monitor_status_changed', 1, 'online', 'offline'),
                               ('monitor_status_changed', 1, 'offline', 'online'),
                               ('monitor_status_changed', 1, 'online', 'offline')]
     assert len(set(uuids(flips))) == 3
     # Offline -> online -> offline between two polls: the status is the same, started_at tells.
-    between = tracker.monitor_events([monitor(1, 'offline', '2026-01-01T10:30:00Z')], 'now')
+    between = sweep(tracker, [monitor(1, 'offline', '2026-01-01T10:30:00Z')])
     assert summary(between) == [('monitor_status_changed', 1, 'offline', 'offline')]
     assert between[0]['uptime']['flapped'] is True
     assert between[0]['meta']['uuid'] not in uuids(flips)
@@ -500,10 +527,10 @@ def test_a_flapping_monitor_yields_distinct_transitions(source):
 def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(source):
     tracker = source['Tracker']('https://u.example')
     online = monitor(1, 'online', T0, maintenance_start_at=T1)
-    tracker.monitor_events([dict(online, status='offline', started_at='2025-12-31T00:00:00Z')], 'now')
-    came_online = tracker.monitor_events([online], 'now')
-    entered = tracker.monitor_events([dict(online, status='maintenance')], 'now')
-    left = tracker.monitor_events([online], 'now')
+    sweep(tracker, [dict(online, status='offline', started_at='2025-12-31T00:00:00Z')])
+    came_online = sweep(tracker, [online])
+    entered = sweep(tracker, [dict(online, status='maintenance')])
+    left = sweep(tracker, [online])
     assert summary(came_online + entered + left) == [('monitor_status_changed', 1, 'offline', 'online'),
                                                      ('monitor_status_changed', 1, 'online', 'maintenance'),
                                                      ('monitor_status_changed', 1, 'maintenance', 'online')]
@@ -513,38 +540,39 @@ def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(so
 
 def test_a_new_monitor_is_recorded_silently_and_a_deleted_one_forgotten(source):
     tracker = source['Tracker']('https://u.example')
-    tracker.monitor_events([monitor(1, 'online', T0)], 'now')
-    assert tracker.monitor_events([monitor(1, 'online', T0), monitor(2, 'pending', T1)], 'now') == []
-    assert tracker.monitor_events([monitor(2, 'online', T2)], 'now') != []
+    sweep(tracker, [monitor(1, 'online', T0)])
+    assert sweep(tracker, [monitor(1, 'online', T0), monitor(2, 'pending', T1)]) == []
+    assert sweep(tracker, [monitor(2, 'online', T2)]) != []
     # Monitor 1 missed one reading (as when it moves between pages): kept; a second miss forgets it.
     assert 1 in tracker.monitors
-    tracker.monitor_events([monitor(2, 'online', T2)], 'now')
+    sweep(tracker, [monitor(2, 'online', T2)])
     assert 1 not in tracker.monitors
 
 
 def test_resolved_history_below_the_floor_is_not_news(source):
     tracker = source['Tracker']('https://u.example', lookback=60)
-    tracker.incident_events([incident(9, T0, None, T2)], [], 'now')
+    tracker.incident_events([incident(9, T0, None, T2)], [])
     # An old incident (ended more than lookback before the newest end seen) read on the last page of a later poll.
-    assert tracker.incident_events([incident(4, T0, None, T1), incident(9, T0, None, T2)], [], 'now') == []
+    assert tracker.incident_events([incident(4, T0, None, T1), incident(9, T0, None, T2)], []) == []
     assert 9 in tracker.incidents and 4 not in tracker.incidents
 
 
 def test_an_incident_resolved_between_polls_with_an_end_before_the_newest_is_news_once(source):
     tracker = source['Tracker']('https://u.example')  # lookback: an hour
-    tracker.incident_events([incident(9, T0, None, T2)], [], 'now')
+    tracker.incident_events([incident(9, T0, None, T2)], [])
     # Opened and resolved between two polls by a writer whose clock lags: its end is before the newest end seen.
     records = [incident(9, T0, None, T2), incident(4, T0, None, T1)]
-    assert summary(tracker.incident_events(records, [], 'now')) == [
+    assert summary(tracker.incident_events(records, [])) == [
         ('incident_opened', 4, None, 'unresolved'), ('incident_resolved', 4, 'unresolved', 'resolved')]
-    assert tracker.incident_events(records, [], 'now') == []
+    assert tracker.incident_events(records, []) == []
 
 
 def test_a_deleted_ongoing_incident_is_reported_with_its_last_record(source):
     tracker = source['Tracker']('https://u.example')
-    tracker.incident_events([], [], 'now')
-    tracker.incident_events([incident(3, T0)], [], 'now')
-    events = tracker.incident_events([], [3], '2026-01-01T11:00:00')
+    tracker.incident_events([], [])
+    tracker.incident_events([incident(3, T0)], [])
+    tracker.begin_poll('2026-01-01T11:00:00')
+    events = tracker.incident_events([], [3])
     assert summary(events) == [('incident_deleted', 3, 'unresolved', 'deleted')]
     assert events[0]['uptime']['monitor_id'] == 1 and events[0]['uptime']['at'] == '2026-01-01T11:00:00'
     assert tracker.ongoing_ids() == []
@@ -716,8 +744,9 @@ def test_requests_per_poll_stay_within_the_budget(emulator, source):
     poller.poll()
     poller.poll()
     log = emulator.log()
-    assert [entry['path'] for entry in log] == ['/api/v1/monitors', '/api/v1/incidents'] * 2
+    assert [entry['path'] for entry in log] == ['/api/v1/incidents', '/api/v1/monitors'] * 2
     assert all('per_page=100' in entry['query'] for entry in log)
+    assert all('sort_by=id' in entry['query'] for entry in log if entry['path'] == '/api/v1/monitors')
     assert all('sort_by=ended_at' in entry['query'] for entry in log if entry['path'] == '/api/v1/incidents')
 
 
@@ -752,7 +781,7 @@ def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator
 
 def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog):
     tracker = source['Tracker']('https://a.example', account='account-a')
-    tracker.incident_events([incident(1, T0)], [], 'now')
+    tracker.incident_events([incident(1, T0)], [])
     path = str(tmp_path / 'state.json')
     source['save_state'](tracker, path)
     for other, words in ((source['Tracker']('https://b.example', account='account-a'), 'another api_url'),
@@ -917,17 +946,18 @@ async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, sourc
     read_monitors = tracker_class.monitor_events
     calls = []
 
-    def fails_once(self, records, observed_at):
+    def fails_once(self, records, explained=None):
         calls.append(1)
         if len(calls) == 2:
             raise KeyError('a record this source cannot read')
-        return read_monitors(self, records, observed_at)
+        return read_monitors(self, records, explained)
     monkeypatch.setattr(tracker_class, 'monitor_events', fails_once)
     queue = Collector()
     record_sleeps(source)
     task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}))
     try:
-        await wait_for(lambda: len(calls) >= 1)
+        # The second call (the sweep of the first poll) fails: that poll is undone, the second is the baseline.
+        await wait_for(lambda: len(calls) >= 4)
         incident_id = open_incident(emulator, web)
         await wait_for(lambda: len(queue.events) == 2)
         assert not task.done()
