@@ -249,9 +249,9 @@ class RateLimit:
     RATE_WINDOW seconds after it was read.
     """
 
-    def __init__(self, clock=time.monotonic, window=RATE_WINDOW):
+    def __init__(self, clock=time.monotonic, window=None):
         self._clock = clock
-        self.window = window
+        self.window = RATE_WINDOW if window is None else window
         self.limit = None
         self.remaining = None
         self._read_at = None

@@ -176,13 +176,14 @@ def table(measured, approaches):
     return '\n'.join(lines)
 
 
-def update_doc(path, text):
+def update_doc(path, text, start=DOC_START, end=DOC_END):
+    """Put ``text`` between the lines ``start`` and ``end`` of the document at ``path``."""
     with open(path, encoding='utf-8') as handle:
         content = handle.read()
-    pattern = re.compile(re.escape(DOC_START) + '.*?' + re.escape(DOC_END), re.DOTALL)
+    pattern = re.compile(re.escape(start) + '.*?' + re.escape(end), re.DOTALL)
     if not pattern.search(content):
-        raise SystemExit('%s has no %s ... %s block to replace' % (path, DOC_START, DOC_END))
-    content = pattern.sub(lambda match: '%s\n%s\n%s' % (DOC_START, text, DOC_END), content)
+        raise SystemExit('%s has no %s ... %s block to replace' % (path, start, end))
+    content = pattern.sub(lambda match: '%s\n%s\n%s' % (start, text, end), content)
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write(content)
 

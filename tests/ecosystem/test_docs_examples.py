@@ -279,13 +279,13 @@ def ci_commands(run, block):  # pylint: disable=unused-argument
 
 
 def script_accepts(command):
-    """A command of the block: a script of the repository that exists, or tests/benchmark/run.py with options it
-    has (its --help, without running the benchmark)."""
+    """A command of the block: a script of the repository that exists, or a benchmark of tests/benchmark with
+    options it has (its --help, without running the benchmark)."""
     words = shlex.split(command)
     if words[0].startswith('./scripts/'):
         assert os.access(os.path.join(REPO_ROOT, words[0]), os.X_OK), command
         return
-    assert words[:2] == ['.venv/bin/python', 'tests/benchmark/run.py'], 'no check of %r here' % command
+    assert words[0] == '.venv/bin/python' and words[1] in BENCHMARKS, 'no check of %r here' % command
     usage = subprocess.run([os.path.join(BIN, 'python'), os.path.join(REPO_ROOT, words[1]), '--help'], cwd=REPO_ROOT,
                            capture_output=True, text=True, check=True, timeout=60).stdout
     for word in words[2:]:
@@ -295,12 +295,19 @@ def script_accepts(command):
             assert os.path.isfile(os.path.join(REPO_ROOT, word)), word
 
 
+# The benchmarks, and the small form of each that CI runs (the benchmark section of scripts/test.sh).
+BENCHMARKS = {'tests/benchmark/run.py': r'tests/benchmark/run\.py --n \d+',
+              'tests/benchmark/events.py': r'tests/benchmark/events\.py --sizes \d+ --scale \d+ --no-busy'}
+
+
 def benchmark_commands(run, block):  # pylint: disable=unused-argument
-    """The full benchmark takes an hour: its command is checked, and CI runs its small form (the benchmark section)."""
+    """A full benchmark takes a quarter of an hour or more: its command is checked, and CI runs its small form."""
     for command in command_lines(block.text):
         for part in command.split('&&'):
             script_accepts(part.strip())
-    assert re.search(r'tests/benchmark/run\.py --n \d+', read('scripts/test.sh'))
+    for script, small_form in BENCHMARKS.items():
+        if script in block.text:
+            assert re.search(small_form, read('scripts/test.sh')), '%s: CI runs no small form of it' % script
 
 
 def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
@@ -685,6 +692,7 @@ CLAIMS = [
     Claim('docs/operator-guide.md', 'On it', appended_comment_sample),
     Claim('docs/operator-guide.md', '- name: Incidents resolved in the last day', incidents_of_a_period),
     Claim('docs/performance.md', '.venv/bin/python tests/benchmark/run.py --update-doc', benchmark_commands),
+    Claim('docs/performance.md', '.venv/bin/python tests/benchmark/events.py --update-doc', benchmark_commands),
     Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),
 ]
 # Handlers that take the session's Galaxy server.

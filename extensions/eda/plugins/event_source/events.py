@@ -68,7 +68,7 @@ description:
     says how many are left (C(X-RateLimit-Remaining)); the source never sends a request that would leave fewer than
     O(reserve). When the account is that busy, it logs one warning, reads less (first the monitor list, then the
     incidents) until the count is renewed, and logs once when it reads at full pace again. Nothing is lost: what was
-    not read is read later, and its events say so (C(late))."
+    not read is read later (C(seen_at) says when)."
   - Needs the Python library C(requests), and the collection installed whole (the source uses its
     C(plugins/module_utils)). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
 options:
@@ -168,9 +168,9 @@ notes:
     C(created_at), C(updated_at), C(monitor)), C(incident_id) (null for monitor events), C(existing) (true when sent
     by O(emit_existing)), C(flapped) (a monitor whose status changed away and back between two polls: the status in
     between was not seen), C(seen_at) (when the poll that found it began, UTC), C(late) (true when the transition
-    happened before the previous poll began, so an earlier poll did not see it: found by the sweep of the monitors,
-    after a restart, or after polls were held back or failed; C(at) is the service's clock and C(seen_at) this
-    machine's) and C(api_url)."
+    happened before the previous poll began, which did not read that part of the account: a pause, resume or
+    maintenance found by the sweep of the monitors; C(at) is the service's clock and C(seen_at) this machine's)
+    and C(api_url)."
   - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
     is not. A monitor that changes its status several times between two polls yields one event for its status now
     (with C(flapped) when that status equals the one seen before); poll more often than the checks run to see
@@ -815,7 +815,7 @@ def tell_busy(poller, busy, held_back):
     if held_back and not busy:
         LOGGER.warning('the account has %s requests left this minute and %d are kept for playbooks and people '
                        '(reserve): reading less until the service renews the count; nothing is lost, events come '
-                       'later (with late: true)', poller.client.rate_limit.remaining, reserve)
+                       'later', poller.client.rate_limit.remaining, reserve)
     elif busy and not held_back:
         LOGGER.warning('the account has more requests to spare than the reserve of %d again: reading at full pace',
                        reserve)

@@ -750,6 +750,126 @@ def test_requests_per_poll_stay_within_the_budget(emulator, source):
     assert all('sort_by=ended_at' in entry['query'] for entry in log if entry['path'] == '/api/v1/incidents')
 
 
+# -- big accounts: the sweep, the incidents, the reserve -----------------------------------------------------
+
+
+def sweep_once(poller, pages):
+    """The events of the polls that read the whole monitor list once more, a page a poll."""
+    events = []
+    for dummy in range(pages):
+        events += poller.poll()
+    return events
+
+
+def test_the_monitor_list_is_read_a_page_a_poll_and_a_change_seen_late_says_so(emulator, source):
+    emulator.seed(250)  # three pages
+    poller = make_poller(source, emulator.url, sweep_period=3, watch=['monitors'])  # interval 1: a page a poll
+    emulator.clear_log()
+    assert sweep_once(poller, 3) == []  # the baseline
+    assert [entry['query'].count('page=%d' % number) for number, entry in
+            zip((1, 2, 3), [entry for entry in emulator.log() if entry['path'] == '/api/v1/monitors'])] == [1, 1, 1]
+    assert len(emulator.log()) == 6  # each poll: the incidents and one page
+    for monitor_id in (1, 250):
+        assert emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': 1}).status == 200
+    first_page = poller.poll()
+    assert summary(first_page) == [('monitor_status_changed', 1, 'online', 'paused')]
+    assert first_page[0]['uptime']['late'] is False
+    time.sleep(1.1)  # timestamps have a resolution of one second: the next poll begins after the pause
+    assert poller.poll() == []
+    last_page = poller.poll()
+    assert summary(last_page) == [('monitor_status_changed', 250, 'online', 'paused')]
+    payload = last_page[0]['uptime']
+    assert payload['late'] is True and payload['at'] < payload['seen_at']
+
+
+def test_offline_and_online_come_from_the_incidents_at_the_next_poll_wherever_the_sweep_is(emulator, source):
+    emulator.seed(250)
+    poller = make_poller(source, emulator.url, sweep_period=3)
+    sweep_once(poller, 3)
+    emulator.clear_log()
+    emulator.check(250, 'offline')  # the checker opens an incident; the sweep is on page 1
+    offline = poller.poll()
+    incident_id = offline[0]['uptime']['incident_id']
+    assert sorted(summary(offline)) == [('incident_opened', incident_id, None, 'unresolved'),
+                                        ('monitor_status_changed', 250, 'online', 'offline')]
+    assert not any(event['uptime']['late'] for event in offline)
+    emulator.check(250, 'online')
+    online = poller.poll()
+    assert sorted(summary(online)) == [('incident_resolved', incident_id, 'unresolved', 'resolved'),
+                                       ('monitor_status_changed', 250, 'offline', 'online')]
+    # Found again when the sweep reaches the monitor: nothing new.
+    assert poller.poll() == []
+    assert len(emulator.log()) == 6
+
+
+def test_a_monitor_the_first_sweep_has_not_reached_is_reported_offline_from_its_incident(emulator, source):
+    emulator.seed(250)
+    poller = make_poller(source, emulator.url, sweep_period=3)
+    assert poller.poll() == []  # the first page only
+    emulator.check(250, 'offline')
+    events = poller.poll()
+    assert ('monitor_status_changed', 250, None, 'offline') in summary(events)
+    # What it was before (online or pending), the incident does not say.
+    assert sweep_once(poller, 3) == []
+
+
+@pytest.mark.asyncio
+async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emulator, source, caplog, monkeypatch):
+    web = create_monitor(emulator, 'web')
+    monkeypatch.setattr(source['_client'], 'RATE_WINDOW', 3.0)
+    emulator.rate_limit(8, window_seconds=3)
+    remaining = []
+    observe = source['_client'].RateLimit.observe
+
+    def recording(self, headers):
+        observe(self, headers)
+        remaining.append(self.remaining)
+    monkeypatch.setattr(source['_client'].RateLimit, 'observe', recording)
+    queue = Collector()
+    record_sleeps(source)
+    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1,
+                                                      'reserve': 5}))
+
+    def told(words):
+        return [record for record in caplog.records if words in record.getMessage()]
+    try:
+        await wait_for(lambda: told('kept for playbooks and people'))
+        incident_id = open_incident(emulator, web)  # other traffic, while the source holds back
+        await wait_for(lambda: len(queue.events) == 2)
+        await wait_for(lambda: told('reading at full pace'))
+    finally:
+        task.cancel()
+    assert sorted(summary(queue.events)) == [('incident_opened', incident_id, None, 'unresolved'),
+                                             ('monitor_status_changed', web, 'pending', 'offline')]
+    assert min(remaining) >= 5
+    assert not [entry for entry in emulator.log() if entry['status'] == 429]
+    # Once each way per busy spell, never once per poll.
+    assert len(told('kept for playbooks and people')) - len(told('reading at full pace')) in (0, 1)
+    assert all(record.levelno == logging.WARNING for record in told('kept for playbooks'))
+
+
+def test_a_reserve_at_or_above_the_limit_is_told_once(emulator, source, caplog):
+    emulator.rate_limit(10)
+    poller = make_poller(source, emulator.url, reserve=10)
+    poller.poll()
+    source['warn_reserve_above_limit'](poller)
+    source['warn_reserve_above_limit'](poller)
+    told = [record for record in caplog.records if 'not below the account' in record.getMessage()]
+    assert len(told) == 1 and 'reserve 10' in told[0].getMessage() and 'limit of 10' in told[0].getMessage()
+
+
+@pytest.mark.parametrize('args, words', [
+    ({'sweep_period': 30, 'interval': 60}, ['sweep_period', 'at least 60']),
+    ({'reserve': -1}, ['reserve', 'whole number']),
+    ({'reserve': 'some'}, ['reserve', 'whole number']),
+])
+def test_sweep_period_and_reserve_are_checked(source, args, words):
+    with pytest.raises(source['SourceError']) as caught:
+        source['parse_args'](dict({'api_url': 'https://u.example', 'api_key': 'k1234'}, **args), environ={})
+    for word in words:
+        assert word in str(caught.value)
+
+
 # -- restarts ----------------------------------------------------------------------------------------
 
 
@@ -798,6 +918,12 @@ def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh
     caplog.clear()
     assert not source['load_state'](source['Tracker']('https://a.example', account='account-a'), path)
     assert 'another version' in caplog.text
+    for part in ('sweep', 'polled_at'):
+        with open(path, 'w', encoding='utf-8') as handle:
+            json.dump({key: value for key, value in state.items() if key != part}, handle)
+        caplog.clear()
+        assert not source['load_state'](source['Tracker']('https://a.example', account='account-a'), path)
+        assert 'a part of it is missing' in caplog.text
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write('{"version": 2, "api_u')
     broken = source['Tracker']('https://a.example', account='account-a')

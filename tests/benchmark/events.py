@@ -1,0 +1,270 @@
+"""Benchmark: what the event source and the inventory plugin cost a big account, against the service emulator.
+
+Usage (with the development virtualenv's Python, from the repository root; about 15 minutes):
+
+    .venv/bin/python tests/benchmark/events.py                                  # 100, 1,000 and 10,000 monitors
+    .venv/bin/python tests/benchmark/events.py --sizes 100 --no-busy            # a smoke run (about 4 minutes)
+    .venv/bin/python tests/benchmark/events.py --update-doc docs/performance.md
+
+For each size, the emulator is seeded (monitors online, a tenth of them up to 10 offline with an ongoing
+incident, and up to 300 resolved incidents), and uptime.monitoring.events runs under the real
+ansible-rulebook, from the collection built and installed with ansible-galaxy. Time runs ``--scale`` times
+faster than the service's (default 10): ``interval`` 60 s and ``sweep_period`` 900 s become 6 s and 90 s, and
+the account's limit of 120 requests a minute, with its reserve of 30, becomes 1,200 and 300. After the first
+sweep, during one more sweep, monitors go offline and back online (the emulator's checker) and are paused
+(PUT): the requests the source sent (GET) are counted, and each event's delay from the change to the
+rulebook's action is measured. Then ``ansible-inventory --list`` runs once with the inventory plugin.
+
+The busy run (10,000 monitors, unscaled limit of 120 a minute, reserve 30) adds other traffic that takes the
+account's remaining requests down to 35 in every window: the source must never send a request that leaves
+fewer than 30, and its events must still come. Figures are printed (and written into the document with
+``--update-doc``); the exit status is 1 when a bound is broken: a request below the reserve, a 429 answered
+to the source, or an event that never came.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(ROOT, 'tests'), os.path.join(ROOT, 'tests', 'eda'), HERE]
+
+# pylint: disable=wrong-import-position
+from emulator.control import PRIMARY_KEY, Emulator  # noqa: E402
+from run import update_doc  # noqa: E402
+from test_rulebook import BIN, Rulebook  # noqa: E402
+
+DOC_START, DOC_END = '<!-- events-benchmark:start -->', '<!-- events-benchmark:end -->'
+SOURCE_AGENT = 'uptime.monitoring/'
+EVENT = 'EVENT {{ event.uptime.type }} {{ event.uptime.monitor_id }} {{ event.uptime.status }} {{ event.uptime.late }}'
+LIMIT, RESERVE, INTERVAL, SWEEP_PERIOD = 120, 30, 60, 900
+
+
+def build_collection(workdir):
+    """The collection as users install it: staged, built and installed with ansible-galaxy."""
+    staged = subprocess.run([os.path.join(ROOT, 'scripts', 'stage-collection.sh'), os.path.join(workdir, 'staged')],
+                            check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    galaxy = os.path.join(BIN, 'ansible-galaxy')
+    subprocess.run([galaxy, 'collection', 'build', '--force', '--output-path', os.path.join(workdir, 'dist'), staged],
+                   check=True, capture_output=True)
+    tarball = [name for name in os.listdir(os.path.join(workdir, 'dist')) if name.endswith('.tar.gz')][0]
+    installed = os.path.join(workdir, 'collections')
+    subprocess.run([galaxy, 'collection', 'install', '--offline', '--force', '-p', installed,
+                    os.path.join(workdir, 'dist', tarball)], check=True, capture_output=True)
+    return installed
+
+
+def environment(emulator, collections, workdir):
+    env = {key: value for key, value in os.environ.items() if not key.startswith(('UPTIME_', 'ANSIBLE_'))}
+    env.update(ANSIBLE_COLLECTIONS_PATH=collections, PATH=BIN + os.pathsep + env.get('PATH', ''), ANSIBLE_NOCOLOR='1',
+               ANSIBLE_LOCAL_TEMP=os.path.join(workdir, 'ansible-tmp'), UPTIME_API_URL=emulator.url,
+               UPTIME_API_KEY=PRIMARY_KEY)
+    return env
+
+
+def rulebook(interval, sweep_period, reserve):
+    source = {'interval': interval, 'sweep_period': sweep_period, 'reserve': reserve}
+    return [{'name': 'Benchmark', 'hosts': 'all', 'sources': [{'uptime.monitoring.events': source}],
+             'rules': [{'name': 'Every event', 'condition': 'event.uptime.type is defined',
+                        'action': {'debug': {'msg': EVENT}}}]}]
+
+
+def events_of(process):
+    found = []
+    for moment, line in list(process.lines):
+        if 'EVENT ' in line:
+            kind, monitor_id, status, late = line.split('EVENT ', 1)[1].strip().strip('"').split()[:4]
+            found.append((moment, kind, int(monitor_id), status, late == 'True'))
+    return found
+
+
+def source_requests(emulator):
+    return [entry for entry in emulator.log() if entry['headers'].get('User-Agent', '').startswith(SOURCE_AGENT)]
+
+
+def wait_event(process, since, kind, monitor_id, status, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for moment, found_kind, found_id, found_status, late in events_of(process):
+            if moment >= since and (found_kind, found_id, found_status) == (kind, monitor_id, status):
+                return moment - since, late
+        time.sleep(0.05)
+    return None, None
+
+
+def put(emulator, monitor_id, **fields):
+    answer = emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data=fields)
+    assert answer.status == 200, answer.text
+
+
+def measure_source(emulator, env, workdir, size, scale, problems):
+    """Requests a minute (at the service's pace) and event delays of one sweep after the first."""
+    interval, sweep_period = INTERVAL / scale, SWEEP_PERIOD / scale
+    process = Rulebook(workdir, rulebook(interval, sweep_period, RESERVE * scale), env)
+    try:
+        pages = math.ceil(size / 100)
+        polls_per_sweep = math.ceil(pages / math.ceil(pages * interval / sweep_period))
+        time.sleep((polls_per_sweep + 2) * interval + 5)  # the first sweep: the baseline
+        emulator.clear_log()
+        started = time.monotonic()
+        flips, pauses = [], []
+        online = list(range(min(10, size // 10) + 1, size + 1))  # the seed makes its first monitors offline
+        for index in range(3):  # pause three monitors spread over the list
+            monitor_id = online[(index * len(online)) // 3 + 1]
+            changed = time.monotonic()
+            put(emulator, monitor_id, pause=1)
+            pauses.append((changed, monitor_id))
+        for index in range(4):  # offline, then online again, four monitors one after the other
+            monitor_id = online[-1 - index]
+            for status in ('offline', 'online'):
+                changed = time.monotonic()
+                emulator.check(monitor_id, status)
+                kind = 'monitor_status_changed'
+                delay, dummy = wait_event(process, changed, kind, monitor_id, status, interval * 3 + 10)
+                if delay is None:
+                    problems.append('%d monitors: no %s event for monitor %d' % (size, status, monitor_id))
+                else:
+                    flips.append(delay)
+                time.sleep(interval * 0.7)
+        pause_delays = []
+        for changed, monitor_id in pauses:
+            delay, dummy = wait_event(process, changed, 'monitor_status_changed', monitor_id, 'paused',
+                                      sweep_period + 3 * interval + 10)
+            if delay is None:
+                problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
+            else:
+                pause_delays.append(delay)
+        remaining = sweep_period + interval - (time.monotonic() - started)
+        if remaining > 0:
+            time.sleep(remaining)
+        elapsed = time.monotonic() - started
+        requests = [entry for entry in source_requests(emulator) if entry['method'] == 'GET']
+        refused = [entry for entry in requests if entry['status'] == 429]
+        if refused:
+            problems.append('%d monitors: %d requests of the source refused with 429' % (size, len(refused)))
+        return {'requests_per_minute': len(requests) / (elapsed * scale / 60.0), 'flip_max': max(flips or [0]),
+                'pause_max': max(pause_delays or [0]) * scale, 'interval': interval}
+    finally:
+        process.stop()
+
+
+def measure_inventory(emulator, env, workdir):
+    config = os.path.join(workdir, 'benchmark.uptime.yml')
+    with open(config, 'w', encoding='utf-8') as handle:
+        handle.write('plugin: uptime.monitoring.monitors\n')
+    emulator.clear_log()
+    started = time.monotonic()
+    subprocess.run([os.path.join(BIN, 'ansible-inventory'), '-i', config, '--list'], env=env, check=True,
+                   capture_output=True)
+    return len(emulator.log()), time.monotonic() - started
+
+
+def measure_busy(emulator, env, workdir, problems):
+    """The source beside other traffic that leaves the account little more than the reserve in every window."""
+    stop, lowest = threading.Event(), []
+
+    def others():
+        window_start = None  # of the window the other traffic has been spending, as far as it can tell
+        while not stop.is_set():
+            sent = time.monotonic()
+            answer = emulator.api('GET', '/api/v1/account')
+            window_start = window_start or sent
+            if int(answer.headers.get('X-RateLimit-Remaining', 0)) <= RESERVE + 5:
+                stop.wait(max(0.1, window_start + 60.5 - time.monotonic()))  # until the count is renewed
+                window_start = None
+    emulator.rate_limit(LIMIT)
+    process = Rulebook(workdir, rulebook(INTERVAL / 10, SWEEP_PERIOD / 10, RESERVE), env)
+    traffic = threading.Thread(target=others, daemon=True)
+    try:
+        time.sleep(5)
+        traffic.start()
+        time.sleep(60)
+        emulator.clear_log()
+        changed = time.monotonic()
+        emulator.check(10000, 'offline')  # the last of the seeded monitors, online
+        delay, dummy = wait_event(process, changed, 'monitor_status_changed', 10000, 'offline', 150)
+        time.sleep(max(0.0, 120 - (time.monotonic() - changed)))
+        for entry in source_requests(emulator):
+            if entry.get('rate_remaining') is not None:
+                lowest.append(entry['rate_remaining'])
+        refused = [entry for entry in source_requests(emulator) if entry['status'] == 429]
+        output = process.output()
+    finally:
+        stop.set()
+        process.stop()
+    if delay is None:
+        problems.append('busy: the offline event never came')
+    if lowest and min(lowest) < RESERVE:
+        problems.append('busy: the source left the account %d requests, below the reserve' % min(lowest))
+    if refused:
+        problems.append('busy: %d requests of the source refused with 429' % len(refused))
+    return {'delay': delay, 'lowest': min(lowest) if lowest else None, 'requests': len(source_requests(emulator)),
+            'busy_told': output.count('kept for playbooks and people'), 'spare_told': output.count('at full pace')}
+
+
+def report(results, busy, scale):
+    lines = ['| monitors | event source: requests a minute | offline / online: slowest event | pause: slowest event '
+             '| inventory: requests, seconds |', '|---:|---:|---:|---:|---:|']
+    for size, source, inventory in results:
+        lines.append('| {:,} | {:.2f} | interval + {:.1f} s | {:.0f} s | {}, {:.1f} s |'.format(
+            size, source['requests_per_minute'], source['flip_max'] - source['interval'], source['pause_max'],
+            inventory[0], inventory[1]))
+    lines.append('')
+    lines.append('Time scaled %g times (interval %g s, sweep_period %g s); the delays of pause events are given at the '
+                 "service's pace (measured times %g)." % (scale, INTERVAL / scale, SWEEP_PERIOD / scale, scale))
+    if busy:
+        lines.append('')
+        lines.append('Busy account (10,000 monitors, other traffic down to %d of %d requests in every window, '
+                     'reserve %d): the source sent %d requests in 2 minutes, the fewest it left the account was %s, '
+                     'the offline event came after %s; "kept for playbooks and people" told %d times, '
+                     '"at full pace" %d times.' % (
+                         RESERVE + 5, LIMIT, RESERVE, busy['requests'], busy['lowest'],
+                         '%.0f s' % busy['delay'] if busy['delay'] is not None else 'never', busy['busy_told'],
+                         busy['spare_told']))
+    return '\n'.join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--sizes', default='100,1000,10000', help='numbers of monitors, comma-separated')
+    parser.add_argument('--scale', type=float, default=10.0, help='how many times faster time runs (default 10)')
+    parser.add_argument('--no-busy', action='store_true', help='skip the busy run')
+    parser.add_argument('--update-doc', metavar='PATH', help='write the table between %s and %s' % (DOC_START, DOC_END))
+    args = parser.parse_args(argv)
+    problems, results, busy = [], [], None
+    with tempfile.TemporaryDirectory(prefix='events-benchmark-') as workdir:
+        collections = build_collection(workdir)
+        for size in [int(text) for text in args.sizes.split(',')]:
+            with Emulator.start(api_keys=(PRIMARY_KEY,)) as emulator:
+                emulator.rate_limit(int(LIMIT * args.scale))
+                emulator.seed(size, offline=min(10, size // 10), resolved=min(300, size // 2))
+                env = environment(emulator, collections, workdir)
+                source = measure_source(emulator, env, workdir, size, args.scale, problems)
+                inventory = measure_inventory(emulator, env, workdir)
+                results.append((size, source, inventory))
+                print('%d monitors: %s; inventory %d requests, %.1f s' % (size, source, inventory[0], inventory[1]),
+                      flush=True)
+        if not args.no_busy:
+            with Emulator.start(api_keys=(PRIMARY_KEY,)) as emulator:
+                emulator.seed(10000, offline=10, resolved=300)
+                busy = measure_busy(emulator, environment(emulator, collections, workdir), workdir, problems)
+                print('busy: %s' % busy, flush=True)
+    text = report(results, busy, args.scale)
+    print(text)
+    if args.update_doc:
+        update_doc(args.update_doc, text, DOC_START, DOC_END)
+    for problem in problems:
+        print('PROBLEM: %s' % problem)
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
