@@ -616,7 +616,7 @@ class Handler(BaseHTTPRequestHandler):
                 if account is None:
                     return Response.json(400, {'error': 'unknown api_key'})
                 return Response.json(200, emulator.store.check_monitor(account['id'], int(payload['monitor_id']),
-                                                                       payload.get('status')))
+                                                                       payload.get('status'), payload.get('cause')))
             if action == ('POST', '/account'):
                 if emulator.store.account_for_key(payload.get('api_key')) is None:
                     return Response.json(400, {'error': 'unknown api_key'})

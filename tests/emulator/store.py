@@ -30,6 +30,8 @@ ALERT_CHANNELS = ('email',) + URL_CHANNELS + ('telegram', 'sms')
 INCIDENT_STATUSES = ('unresolved', 'acknowledged', 'resolved')
 PER_PAGE_CHOICES = (10, 25, 50, 100)
 MAX_LIST_ITEMS = 100
+# What the checker records as an incident's cause when the check gave none (the service stores the HTTP status or error).
+CHECKER_DEFAULT_CAUSE = 'HTTP 500'
 
 # The fields a client may send for a monitor, in the order the service returns them.
 MONITOR_FIELDS = (
@@ -490,20 +492,40 @@ class Store:
                                 [changed[key] for key in sorted(changed)] + [monitor_id])
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
-    def check_monitor(self, account_id, monitor_id, status):
+    def check_monitor(self, account_id, monitor_id, status, cause=None):
         """What the service's checker writes after a check: ``status`` and ``checked_at``, and on a flip between
-        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``."""
+        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``.
+
+        Going ``offline`` from ``pending`` or ``online`` opens an incident (``cause``, default ``HTTP 500``); coming
+        ``online`` ends the ongoing one.  Both carry the monitor's new ``started_at``, the moment of the flip.
+        """
         if status not in ('online', 'offline'):
             raise ValueError('status must be online or offline')
+        if cause is not None and (not isinstance(cause, str) or len(cause) > 255):
+            raise ValueError('cause must be a string of at most 255 characters')
         with self.lock, self._transaction():
             row = self._monitor_row(account_id, monitor_id)
             if row is None:
                 raise NotFound()
             if row['status'] == 'paused':
                 raise ValueError('a paused monitor is not checked')
-            token = "lower(hex(randomblob(16)))" if row['status'] != status else 'token'
-            self.db.execute('UPDATE monitors SET status = ?, checked_at = ?, token = %s WHERE id = ?' % token,
-                            (status, utcnow().strftime(INPUT_FORMAT), monitor_id))
+            if self._in_maintenance(row):
+                raise ValueError('a monitor in maintenance is not checked')
+            flipped = row['status'] != status
+            token = "lower(hex(randomblob(16)))" if flipped else 'token'
+            # SQLite's 'now' is one value for the whole statement, the trigger included: checked_at = started_at on a flip.
+            self.db.execute("UPDATE monitors SET status = ?, checked_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', 'now'), token = %s"
+                            " WHERE id = ?" % token, (status, monitor_id))
+            if flipped:
+                # The trigger took the moment from SQLite's clock; the incident must carry exactly that moment.
+                moment = self.db.execute('SELECT started_at FROM monitors WHERE id = ?', (monitor_id,)).fetchone()['started_at']
+                ongoing = self._ongoing_incident(monitor_id)
+                if status == 'offline' and ongoing is None:
+                    self.db.execute('INSERT INTO incidents (account_id, monitor_id, cause, started_at, created_at, updated_at)'
+                                    ' VALUES (?, ?, ?, ?, ?, ?)',
+                                    (account_id, monitor_id, cause or CHECKER_DEFAULT_CAUSE, moment, moment, moment))
+                elif status == 'online' and ongoing is not None:
+                    self.db.execute('UPDATE incidents SET ended_at = ?, updated_at = ? WHERE id = ?', (moment, moment, ongoing['id']))
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
     def delete_monitor(self, account_id, monitor_id):
@@ -522,16 +544,21 @@ class Store:
         """What an incident does to its monitor (a paused one stays paused; the trigger moves ``started_at``)."""
         self.db.execute("UPDATE monitors SET status = ? WHERE id = ? AND status != 'paused'", (status, monitor_id))
 
+    @staticmethod
+    def _in_maintenance(row):
+        """Whether now lies inside the monitor's maintenance window."""
+        if not (row['maintenance_start_at'] and row['maintenance_end_at']):
+            return False
+        return row['maintenance_start_at'] <= utcnow().strftime(INPUT_FORMAT) < row['maintenance_end_at']
+
     def _ongoing_incident(self, monitor_id):
         return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
 
     def _monitor_record(self, row):
         """The monitor as the service returns it on show, update and list."""
         status = row['status']
-        if status != 'paused' and row['maintenance_start_at'] and row['maintenance_end_at']:
-            now = utcnow().strftime(INPUT_FORMAT)
-            if row['maintenance_start_at'] <= now < row['maintenance_end_at']:
-                status = 'maintenance'
+        if status != 'paused' and self._in_maintenance(row):
+            status = 'maintenance'
         record = {'id': row['id']}
         for key in MONITOR_FIELDS:
             record[key] = row[key]

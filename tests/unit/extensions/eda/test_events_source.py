@@ -737,15 +737,18 @@ def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator
     assert PRIMARY_KEY not in state
     assert json.loads(state)['account'] == before.settings['account']
 
-    # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips.
+    # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips,
+    # which opens an incident of its own (the checker's).
     update_incident(emulator, incident_id, ended_at=now_text())
     emulator.check(db, 'offline')
+    [db_incident] = [item['id'] for item in emulator.api('GET', '/api/v1/incidents').json['data'] if item['monitor']['id'] == db]
 
     after = make_poller(source, emulator.url, state_file=state_file)
     assert source['load_state'](after.tracker, state_file)
     events = after.poll()
     assert sorted(summary(events)) == sorted([('incident_resolved', incident_id, 'unresolved', 'resolved'),
                                               ('monitor_status_changed', web, 'offline', 'online'),
+                                              ('incident_opened', db_incident, None, 'unresolved'),
                                               ('monitor_status_changed', db, 'pending', 'offline')])
     assert after.poll() == []
 
