@@ -281,6 +281,17 @@ class Emulator:
             payload['cause'] = cause
         return self._control('POST', '/check', payload)
 
+    def seed(self, monitors, offline=0, resolved=0, api_key=None, prefix='seed'):
+        """Insert ``monitors`` monitors at once (``<prefix>-00001``..., online), the first ``offline`` of them offline
+        with an ongoing incident each and the next ``resolved`` with one resolved incident each.
+
+        Returns ``{monitors, offline, resolved, first_id, last_id}``.  For tests that need many records: far faster
+        than creating them through the API, and not logged.
+        """
+        key = self.api_keys[0] if api_key is None else api_key
+        return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved,
+                                               'prefix': prefix})
+
     def timezone(self, timezone, api_key=PRIMARY_KEY):
         """Set the account's time zone (an IANA name; None is the instance default, UTC); a reset restores the zone the
         emulator was started with (``--timezone``)."""

@@ -33,6 +33,18 @@ MAX_LIST_ITEMS = 100
 # What the checker records as an incident's cause when the check gave none (the service stores the HTTP status or error).
 CHECKER_DEFAULT_CAUSE = 'HTTP 500'
 
+# POST /_emulator/seed: a history that holds together.  Resolved incidents start within the last SEED_RESOLVED_SPAN and
+# last at most SEED_MAX_DURATION, ending by now; the monitors exist since SEED_AGE ago, before any of them; offline
+# monitors went down within the last SEED_OFFLINE_SPAN.
+SEED_MAX_MONITORS = 100000
+SEED_RESOLVED_SPAN = datetime.timedelta(hours=6)
+SEED_MAX_DURATION = datetime.timedelta(minutes=30)
+SEED_AGE = SEED_RESOLVED_SPAN + datetime.timedelta(minutes=10)
+SEED_OFFLINE_SPAN = datetime.timedelta(minutes=10)
+SEED_CAUSES = ('HTTP 500', 'HTTP 502', 'HTTP 503', 'Connection timed out')
+# A host name label once '-00001' is appended, and a name well within its 128 characters.
+SEED_PREFIX_PATTERN = re.compile(r'[A-Za-z0-9][A-Za-z0-9-]{0,49}')
+
 # The fields a client may send for a monitor, in the order the service returns them.
 MONITOR_FIELDS = (
     'name', 'url', 'interval', 'alert_condition', 'alert_text_lookup', 'request_method', 'request_headers',
@@ -401,6 +413,72 @@ class Store:
             self.db.execute('DELETE FROM incidents')
             self.db.execute('DELETE FROM monitors')
             self.db.execute("DELETE FROM sqlite_sequence WHERE name IN ('monitors', 'incidents')")
+
+    def seed(self, account_id, monitors, offline=0, resolved=0, prefix='seed'):
+        """Insert ``monitors`` monitors for the account in one transaction, for tests that need many records.
+
+        They are named ``<prefix>-00001``... (url ``https://<prefix>-00001.example.com``, interval 60, GET,
+        url_unavailable) and online; the first ``offline`` of them are offline with an ongoing incident each, the
+        next ``resolved`` are online again after one resolved incident each (see SEED_* for the times).  Returns
+        ``{monitors, offline, resolved, first_id, last_id}`` (the ids are consecutive; None when ``monitors`` is 0).
+        """
+        counts = {'monitors': monitors, 'offline': offline, 'resolved': resolved}
+        for field, value in counts.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError('%s must be a non-negative integer' % field)
+        if monitors > SEED_MAX_MONITORS:
+            raise ValueError('monitors must be at most %d' % SEED_MAX_MONITORS)
+        if offline > monitors:
+            raise ValueError('offline must be at most monitors (%d)' % monitors)
+        if resolved > monitors - offline:
+            raise ValueError('resolved must be at most monitors - offline (%d)' % (monitors - offline))
+        if not isinstance(prefix, str) or not SEED_PREFIX_PATTERN.fullmatch(prefix):
+            raise ValueError('prefix must be 1 to 50 letters, digits and hyphens, the first a letter or digit')
+
+        names = ['%s-%05d' % (prefix, number) for number in range(1, monitors + 1)]
+        now = utcnow()
+        stamp = now.strftime(INPUT_FORMAT)
+        created = (now - SEED_AGE).strftime(INPUT_FORMAT)
+        with self.lock, self._transaction():
+            taken = self.db.execute('SELECT name FROM monitors WHERE account_id = ? AND substr(name, 1, ?) = ?',
+                                    (account_id, len(prefix) + 1, prefix + '-')).fetchall()
+            if not {row['name'] for row in taken}.isdisjoint(names):
+                raise ValueError('prefix %r: the account already has monitors of these names' % prefix)
+            # Inserted with their final status, so monitor_status_changed never fires; monitor_created sets started_at
+            # to created_at and a random token, row by row.
+            statuses = ['offline'] * offline + ['online'] * (monitors - offline)
+            self.db.executemany(
+                'INSERT INTO monitors (account_id, name, url, interval, alert_condition, request_method, cache_buster, ssl_alert_days,'
+                ' domain_alert_days, status, created_at, updated_at, checked_at)'
+                " VALUES (?, ?, ?, 60, 'url_unavailable', 'GET', 0, 0, 0, ?, ?, ?, ?)",
+                ((account_id, name, 'https://%s.example.com' % name, status, created, created, stamp)
+                 for name, status in zip(names, statuses)))
+            if not monitors:
+                return dict(counts, first_id=None, last_id=None)
+            last_id = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'monitors'").fetchone()['seq']
+            first_id = last_id - monitors + 1
+
+            incidents, starts = [], []
+            offline_seconds = int(SEED_OFFLINE_SPAN.total_seconds())
+            for index in range(offline):
+                down = (now - datetime.timedelta(seconds=index * offline_seconds // offline)).strftime(INPUT_FORMAT)
+                incidents.append((account_id, first_id + index, SEED_CAUSES[index % len(SEED_CAUSES)], down, None, down, down))
+                starts.append((down, first_id + index))
+            window = int((SEED_RESOLVED_SPAN - SEED_MAX_DURATION).total_seconds())
+            longest = int(SEED_MAX_DURATION.total_seconds())
+            for index in range(resolved):
+                monitor_id = first_id + offline + index
+                began = now - SEED_RESOLVED_SPAN + datetime.timedelta(seconds=index * window // resolved)
+                # Durations from one to thirty minutes, scattered by a prime step so neighbours differ.
+                ended = began + datetime.timedelta(seconds=60 + index * 7919 % (longest - 60))
+                began, ended = began.strftime(INPUT_FORMAT), ended.strftime(INPUT_FORMAT)
+                incidents.append((account_id, monitor_id, SEED_CAUSES[index % len(SEED_CAUSES)], began, ended, began, ended))
+                starts.append((ended, monitor_id))  # online again since the incident ended
+            self.db.executemany('INSERT INTO incidents (account_id, monitor_id, cause, started_at, ended_at, created_at, updated_at)'
+                                ' VALUES (?, ?, ?, ?, ?, ?, ?)', incidents)
+            # started_at alone: monitor_status_changed only fires on an update of status.
+            self.db.executemany('UPDATE monitors SET started_at = ? WHERE id = ?', starts)
+            return dict(counts, first_id=first_id, last_id=last_id)
 
     def set_status_page(self, account_id, page_id, monitor_ids):
         """Make ``monitor_ids`` (of the account) the monitors of status page ``page_id``."""
