@@ -115,6 +115,14 @@ CREATE TABLE IF NOT EXISTS incidents (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+-- With 10,000 monitors, a create's name check (so creating N through the API costs N squared), the checker's and
+-- pause/resume's look-up of a monitor's ongoing incident, an incident create's look-up of the latest one and a monitor
+-- delete's cascade each read every row without these.  monitors_by_account keeps the list a walk down the index: with
+-- only monitors_by_name the planner took that one and sorted, and a page of 100 went from 4 ms to 49 ms.  An index on
+-- incidents' account made their sorted list slower, not faster; the list reads every row of the account anyway.
+CREATE INDEX IF NOT EXISTS monitors_by_account ON monitors (account_id, id);
+CREATE INDEX IF NOT EXISTS monitors_by_name ON monitors (account_id, name);
+CREATE INDEX IF NOT EXISTS incidents_by_monitor ON incidents (monitor_id, started_at);
 CREATE TABLE IF NOT EXISTS status_page_monitors (
     account_id INTEGER NOT NULL,
     page_id INTEGER NOT NULL,
