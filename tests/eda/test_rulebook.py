@@ -246,16 +246,21 @@ def test_one_action_per_transition_and_nothing_lost_to_faults_or_a_restart(emula
                   [('monitor_status_changed', web, None, 'online', 'paused')], 'pause')
     seen = expect(rulebook, seen, lambda: put(emulator, '/api/v1/monitors/%d' % web, pause=0),
                   [('monitor_status_changed', web, None, 'paused', 'online')], 'resume')
-    for previous, status in (('online', 'offline'), ('offline', 'online'), ('online', 'offline')):
+    # The checker opens an incident when a monitor goes offline (2, then 3) and ends it when it comes back online.
+    flaps = (('online', 'offline', [('incident_opened', web, 2, None, 'unresolved')]),
+             ('offline', 'online', [('incident_resolved', web, 2, 'unresolved', 'resolved')]),
+             ('online', 'offline', [('incident_opened', web, 3, None, 'unresolved')]))
+    for previous, status, incident_events in flaps:
         seen = expect(rulebook, seen, lambda status=status: emulator.check(web, status),
-                      [('monitor_status_changed', web, None, previous, status)], 'flap: %s -> %s' % (previous, status))
+                      incident_events + [('monitor_status_changed', web, None, previous, status)],
+                      'flap: %s -> %s' % (previous, status))
 
-    # Requests per poll with 2 monitors and 1 incident: count the reads over a few quiet polls.
+    # Requests per poll with 2 monitors and 3 incidents (1 ongoing): count the reads over a few quiet polls.
     emulator.clear_log()
     wait_polls(emulator, polls=4)
     reads = [entry['path'] for entry in emulator.log()]
     polls = reads.count('/api/v1/incidents')
-    FIGURES['requests_per_poll']['2 monitors, 1 incident'] = round(len(reads) / float(polls), 2)
+    FIGURES['requests_per_poll']['2 monitors, 3 incidents (1 ongoing)'] = round(len(reads) / float(polls), 2)
     assert set(reads) == {'/api/v1/monitors', '/api/v1/incidents'}
 
     # Faults while transitions happen: a 429 with Retry-After, two 500s, a dropped connection, a cut answer.
@@ -264,7 +269,7 @@ def test_one_action_per_transition_and_nothing_lost_to_faults_or_a_restart(emula
     emulator.fault('drop', method='GET', path='/api/v1/monitors')
     emulator.fault('truncated', method='GET', path='/api/v1/incidents')
     seen = expect(rulebook, seen, lambda: open_incident(emulator, db),
-                  [('incident_opened', db, 2, None, 'unresolved'),
+                  [('incident_opened', db, 4, None, 'unresolved'),
                    ('monitor_status_changed', db, None, 'pending', 'offline')], 'opened during 429/500/drop faults')
     assert emulator.faults() == []
     faulted = [entry['fault'] for entry in emulator.log() if entry['fault']]
@@ -275,16 +280,17 @@ def test_one_action_per_transition_and_nothing_lost_to_faults_or_a_restart(emula
     before_restart = [action for dummy, action in rulebook.actions()]
     assert len(before_restart) == seen
     assert len({action['uuid'] for action in before_restart}) == seen  # every transition its own uuid
-    put(emulator, '/api/v1/incidents/2', ended_at=now_text())
+    put(emulator, '/api/v1/incidents/4', ended_at=now_text())
     time.sleep(1.05)
-    emulator.check(web, 'online')
+    emulator.check(web, 'online')  # ends the checker's incident 3
     restarted = running(make_rulebook(state_file=state_file))
-    actions = restarted.wait_actions(3)
+    actions = restarted.wait_actions(4)
     wait_polls(emulator, polls=3)
     got = sorted((action['type'], action['monitor'], action['incident'], action['previous'], action['status'])
                  for dummy, action in restarted.actions())
-    assert got == sorted([('incident_resolved', str(db), '2', 'unresolved', 'resolved'),
+    assert got == sorted([('incident_resolved', str(db), '4', 'unresolved', 'resolved'),
                           ('monitor_status_changed', str(db), 'None', 'offline', 'online'),
+                          ('incident_resolved', str(web), '3', 'unresolved', 'resolved'),
                           ('monitor_status_changed', str(web), 'None', 'offline', 'online')])
     assert not {action['uuid'] for dummy, action in actions} & {action['uuid'] for action in before_restart}
     print('\nlatency from transition to action (interval %ss):' % INTERVAL)
@@ -377,7 +383,8 @@ def incident_pages(within, below):
 
 @pytest.mark.parametrize('monitors, ongoing, resolved', [(10, 2, 5), (250, 30, 150)])
 def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_collections, monitors, ongoing, resolved):
-    """ceil(N / 100) pages of monitors, and the incidents down to the first page that passes the lookback floor."""
+    """The share of the monitor list's ceil(N / 100) pages that one poll reads (the whole list once a sweep_period),
+    and the incidents down to the first page that passes the lookback floor."""
     import runpy  # pylint: disable=import-outside-toplevel
     source = runpy.run_path(os.path.join(installed_collections, SOURCE_IN_COLLECTION))
     emulator.reset()
@@ -390,7 +397,7 @@ def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_co
     emulator.clear_log()
     poller.poll()
     quiet = len(emulator.log())
-    # Up to five ongoing incidents resolved and five monitors flipped between two polls.
+    # Up to five ongoing incidents resolved and five monitors flipped between two polls (each opening an incident).
     resolved_now = min(5, ongoing)
     for incident_id in range(1, resolved_now + 1):
         put(emulator, '/api/v1/incidents/%d' % incident_id, ended_at=now_text())
@@ -399,12 +406,14 @@ def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_co
     emulator.clear_log()
     events = poller.poll()
     busy = len(emulator.log())
-    transitions = 2 * resolved_now + 5  # each resolved incident's monitor came back online too
+    transitions = 2 * resolved_now + 2 * 5  # each resolved incident's monitor came back online too
     assert len(events) == transitions
-    monitor_pages = -(-monitors // 100)
+    settings = poller.settings
+    monitor_pages = -(-(-(-monitors // 100)) * int(settings['interval']) // int(settings['sweep_period']))
     # A poll reads down to an hour below the newest end seen before it: every resolved incident seeded ended
     # within that hour, in the quiet poll and in the busy one alike.
-    assert quiet == busy == monitor_pages + incident_pages(ongoing + resolved, 0)
+    assert quiet == monitor_pages + incident_pages(ongoing + resolved, 0)
+    assert busy == monitor_pages + incident_pages(ongoing + resolved + 5, 0)
     key = '%d monitors, %d incidents (%d ongoing)' % (monitors, ongoing + resolved, ongoing)
     FIGURES['requests_per_poll'][key] = {'first poll': baseline, 'quiet poll': quiet,
                                          'poll with %d transitions' % transitions: busy}

@@ -271,11 +271,26 @@ class Emulator:
         """Make ``monitor_ids`` the monitors of status page ``page_id`` of the account of ``api_key``."""
         return self._control('POST', '/status_pages', {'api_key': api_key, 'id': page_id, 'monitor_ids': list(monitor_ids)})
 
-    def check(self, monitor_id, status, api_key=None):
+    def check(self, monitor_id, status, api_key=None, cause=None):
         """Do what the service's checker does after a check of ``monitor_id``: set its status to ``online`` or
-        ``offline`` and ``checked_at``; a flip also moves ``started_at`` and renews ``token``."""
+        ``offline`` and ``checked_at``; a flip also moves ``started_at`` and renews ``token``, and going offline opens
+        an incident (``cause``, default ``HTTP 500``) that coming online ends.  Returns the monitor record."""
         key = self.api_keys[0] if api_key is None else api_key
-        return self._control('POST', '/check', {'api_key': key, 'monitor_id': monitor_id, 'status': status})
+        payload = {'api_key': key, 'monitor_id': monitor_id, 'status': status}
+        if cause is not None:
+            payload['cause'] = cause
+        return self._control('POST', '/check', payload)
+
+    def seed(self, monitors, offline=0, resolved=0, api_key=None, prefix='seed'):
+        """Insert ``monitors`` monitors at once (``<prefix>-00001``..., online), the first ``offline`` of them offline
+        with an ongoing incident each and the next ``resolved`` with one resolved incident each.
+
+        Returns ``{monitors, offline, resolved, first_id, last_id}``.  For tests that need many records: far faster
+        than creating them through the API, and not logged.
+        """
+        key = self.api_keys[0] if api_key is None else api_key
+        return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved,
+                                               'prefix': prefix})
 
     def timezone(self, timezone, api_key=PRIMARY_KEY):
         """Set the account's time zone (an IANA name; None is the instance default, UTC); a reset restores the zone the

@@ -215,7 +215,8 @@ class RequestLog:
             self.seq += 1
             entry = {'seq': self.seq}
             entry.update(fields)
-            entry.update(status=None, app_status=None, fault=None, fault_when=None, account=None, api_key=None)
+            entry.update(status=None, app_status=None, fault=None, fault_when=None, account=None, api_key=None,
+                         rate_remaining=None)
             self.entries.append(entry)
             return entry
 
@@ -428,6 +429,7 @@ class Handler(BaseHTTPRequestHandler):
 
         limited = self.emulator.rate_limiter.hit('account:%d' % account['id'] if account else 'ip:%s' % self.client_address[0])
         rate_headers = limited[1] if limited else []
+        entry['rate_remaining'] = next((int(value) for name, value in rate_headers if name == 'X-RateLimit-Remaining'), None)
         if limited and not limited[0]:
             response = Response.message(429, 'Too Many Attempts.')
         elif account is None:
@@ -616,7 +618,13 @@ class Handler(BaseHTTPRequestHandler):
                 if account is None:
                     return Response.json(400, {'error': 'unknown api_key'})
                 return Response.json(200, emulator.store.check_monitor(account['id'], int(payload['monitor_id']),
-                                                                       payload.get('status')))
+                                                                       payload.get('status'), payload.get('cause')))
+            if action == ('POST', '/seed'):
+                account = emulator.store.account_for_key(payload.get('api_key'))
+                if account is None:
+                    return Response.json(400, {'error': 'unknown api_key'})
+                return Response.json(200, emulator.store.seed(account['id'], payload.get('monitors'), payload.get('offline', 0),
+                                                              payload.get('resolved', 0), payload.get('prefix', 'seed')))
             if action == ('POST', '/account'):
                 if emulator.store.account_for_key(payload.get('api_key')) is None:
                     return Response.json(400, {'error': 'unknown api_key'})

@@ -30,6 +30,20 @@ ALERT_CHANNELS = ('email',) + URL_CHANNELS + ('telegram', 'sms')
 INCIDENT_STATUSES = ('unresolved', 'acknowledged', 'resolved')
 PER_PAGE_CHOICES = (10, 25, 50, 100)
 MAX_LIST_ITEMS = 100
+# What the checker records as an incident's cause when the check gave none (the service stores the HTTP status or error).
+CHECKER_DEFAULT_CAUSE = 'HTTP 500'
+
+# POST /_emulator/seed: a history that holds together.  Resolved incidents start within the last SEED_RESOLVED_SPAN and
+# last at most SEED_MAX_DURATION, ending by now; the monitors exist since SEED_AGE ago, before any of them; offline
+# monitors went down within the last SEED_OFFLINE_SPAN.
+SEED_MAX_MONITORS = 100000
+SEED_RESOLVED_SPAN = datetime.timedelta(hours=6)
+SEED_MAX_DURATION = datetime.timedelta(minutes=30)
+SEED_AGE = SEED_RESOLVED_SPAN + datetime.timedelta(minutes=10)
+SEED_OFFLINE_SPAN = datetime.timedelta(minutes=10)
+SEED_CAUSES = ('HTTP 500', 'HTTP 502', 'HTTP 503', 'Connection timed out')
+# A host name label once '-00001' is appended, and a name well within its 128 characters.
+SEED_PREFIX_PATTERN = re.compile(r'[A-Za-z0-9][A-Za-z0-9-]{0,49}')
 
 # The fields a client may send for a monitor, in the order the service returns them.
 MONITOR_FIELDS = (
@@ -101,6 +115,14 @@ CREATE TABLE IF NOT EXISTS incidents (
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL
 );
+-- With 10,000 monitors, a create's name check (so creating N through the API costs N squared), the checker's and
+-- pause/resume's look-up of a monitor's ongoing incident, an incident create's look-up of the latest one and a monitor
+-- delete's cascade each read every row without these.  monitors_by_account keeps the list a walk down the index: with
+-- only monitors_by_name the planner took that one and sorted, and a page of 100 went from 4 ms to 49 ms.  An index on
+-- incidents' account made their sorted list slower, not faster; the list reads every row of the account anyway.
+CREATE INDEX IF NOT EXISTS monitors_by_account ON monitors (account_id, id);
+CREATE INDEX IF NOT EXISTS monitors_by_name ON monitors (account_id, name);
+CREATE INDEX IF NOT EXISTS incidents_by_monitor ON incidents (monitor_id, started_at);
 CREATE TABLE IF NOT EXISTS status_page_monitors (
     account_id INTEGER NOT NULL,
     page_id INTEGER NOT NULL,
@@ -400,6 +422,72 @@ class Store:
             self.db.execute('DELETE FROM monitors')
             self.db.execute("DELETE FROM sqlite_sequence WHERE name IN ('monitors', 'incidents')")
 
+    def seed(self, account_id, monitors, offline=0, resolved=0, prefix='seed'):
+        """Insert ``monitors`` monitors for the account in one transaction, for tests that need many records.
+
+        They are named ``<prefix>-00001``... (url ``https://<prefix>-00001.example.com``, interval 60, GET,
+        url_unavailable) and online; the first ``offline`` of them are offline with an ongoing incident each, the
+        next ``resolved`` are online again after one resolved incident each (see SEED_* for the times).  Returns
+        ``{monitors, offline, resolved, first_id, last_id}`` (the ids are consecutive; None when ``monitors`` is 0).
+        """
+        counts = {'monitors': monitors, 'offline': offline, 'resolved': resolved}
+        for field, value in counts.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError('%s must be a non-negative integer' % field)
+        if monitors > SEED_MAX_MONITORS:
+            raise ValueError('monitors must be at most %d' % SEED_MAX_MONITORS)
+        if offline > monitors:
+            raise ValueError('offline must be at most monitors (%d)' % monitors)
+        if resolved > monitors - offline:
+            raise ValueError('resolved must be at most monitors - offline (%d)' % (monitors - offline))
+        if not isinstance(prefix, str) or not SEED_PREFIX_PATTERN.fullmatch(prefix):
+            raise ValueError('prefix must be 1 to 50 letters, digits and hyphens, the first a letter or digit')
+
+        names = ['%s-%05d' % (prefix, number) for number in range(1, monitors + 1)]
+        now = utcnow()
+        stamp = now.strftime(INPUT_FORMAT)
+        created = (now - SEED_AGE).strftime(INPUT_FORMAT)
+        with self.lock, self._transaction():
+            taken = self.db.execute('SELECT name FROM monitors WHERE account_id = ? AND substr(name, 1, ?) = ?',
+                                    (account_id, len(prefix) + 1, prefix + '-')).fetchall()
+            if not {row['name'] for row in taken}.isdisjoint(names):
+                raise ValueError('prefix %r: the account already has monitors of these names' % prefix)
+            # Inserted with their final status, so monitor_status_changed never fires; monitor_created sets started_at
+            # to created_at and a random token, row by row.
+            statuses = ['offline'] * offline + ['online'] * (monitors - offline)
+            self.db.executemany(
+                'INSERT INTO monitors (account_id, name, url, interval, alert_condition, request_method, cache_buster, ssl_alert_days,'
+                ' domain_alert_days, status, created_at, updated_at, checked_at)'
+                " VALUES (?, ?, ?, 60, 'url_unavailable', 'GET', 0, 0, 0, ?, ?, ?, ?)",
+                ((account_id, name, 'https://%s.example.com' % name, status, created, created, stamp)
+                 for name, status in zip(names, statuses)))
+            if not monitors:
+                return dict(counts, first_id=None, last_id=None)
+            last_id = self.db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'monitors'").fetchone()['seq']
+            first_id = last_id - monitors + 1
+
+            incidents, starts = [], []
+            offline_seconds = int(SEED_OFFLINE_SPAN.total_seconds())
+            for index in range(offline):
+                down = (now - datetime.timedelta(seconds=index * offline_seconds // offline)).strftime(INPUT_FORMAT)
+                incidents.append((account_id, first_id + index, SEED_CAUSES[index % len(SEED_CAUSES)], down, None, down, down))
+                starts.append((down, first_id + index))
+            window = int((SEED_RESOLVED_SPAN - SEED_MAX_DURATION).total_seconds())
+            longest = int(SEED_MAX_DURATION.total_seconds())
+            for index in range(resolved):
+                monitor_id = first_id + offline + index
+                began = now - SEED_RESOLVED_SPAN + datetime.timedelta(seconds=index * window // resolved)
+                # Durations from one to thirty minutes, scattered by a prime step so neighbours differ.
+                ended = began + datetime.timedelta(seconds=60 + index * 7919 % (longest - 60))
+                began, ended = began.strftime(INPUT_FORMAT), ended.strftime(INPUT_FORMAT)
+                incidents.append((account_id, monitor_id, SEED_CAUSES[index % len(SEED_CAUSES)], began, ended, began, ended))
+                starts.append((ended, monitor_id))  # online again since the incident ended
+            self.db.executemany('INSERT INTO incidents (account_id, monitor_id, cause, started_at, ended_at, created_at, updated_at)'
+                                ' VALUES (?, ?, ?, ?, ?, ?, ?)', incidents)
+            # started_at alone: monitor_status_changed only fires on an update of status.
+            self.db.executemany('UPDATE monitors SET started_at = ? WHERE id = ?', starts)
+            return dict(counts, first_id=first_id, last_id=last_id)
+
     def set_status_page(self, account_id, page_id, monitor_ids):
         """Make ``monitor_ids`` (of the account) the monitors of status page ``page_id``."""
         with self.lock, self._transaction():
@@ -490,20 +578,40 @@ class Store:
                                 [changed[key] for key in sorted(changed)] + [monitor_id])
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
-    def check_monitor(self, account_id, monitor_id, status):
+    def check_monitor(self, account_id, monitor_id, status, cause=None):
         """What the service's checker writes after a check: ``status`` and ``checked_at``, and on a flip between
-        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``."""
+        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``.
+
+        Going ``offline`` from ``pending`` or ``online`` opens an incident (``cause``, default ``HTTP 500``); coming
+        ``online`` ends the ongoing one.  Both carry the monitor's new ``started_at``, the moment of the flip.
+        """
         if status not in ('online', 'offline'):
             raise ValueError('status must be online or offline')
+        if cause is not None and (not isinstance(cause, str) or len(cause) > 255):
+            raise ValueError('cause must be a string of at most 255 characters')
         with self.lock, self._transaction():
             row = self._monitor_row(account_id, monitor_id)
             if row is None:
                 raise NotFound()
             if row['status'] == 'paused':
                 raise ValueError('a paused monitor is not checked')
-            token = "lower(hex(randomblob(16)))" if row['status'] != status else 'token'
-            self.db.execute('UPDATE monitors SET status = ?, checked_at = ?, token = %s WHERE id = ?' % token,
-                            (status, utcnow().strftime(INPUT_FORMAT), monitor_id))
+            if self._in_maintenance(row):
+                raise ValueError('a monitor in maintenance is not checked')
+            flipped = row['status'] != status
+            token = "lower(hex(randomblob(16)))" if flipped else 'token'
+            # SQLite's 'now' is one value for the whole statement, the trigger included: checked_at = started_at on a flip.
+            self.db.execute("UPDATE monitors SET status = ?, checked_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', 'now'), token = %s"
+                            " WHERE id = ?" % token, (status, monitor_id))
+            if flipped:
+                # The trigger took the moment from SQLite's clock; the incident must carry exactly that moment.
+                moment = self.db.execute('SELECT started_at FROM monitors WHERE id = ?', (monitor_id,)).fetchone()['started_at']
+                ongoing = self._ongoing_incident(monitor_id)
+                if status == 'offline' and ongoing is None:
+                    self.db.execute('INSERT INTO incidents (account_id, monitor_id, cause, started_at, created_at, updated_at)'
+                                    ' VALUES (?, ?, ?, ?, ?, ?)',
+                                    (account_id, monitor_id, cause or CHECKER_DEFAULT_CAUSE, moment, moment, moment))
+                elif status == 'online' and ongoing is not None:
+                    self.db.execute('UPDATE incidents SET ended_at = ?, updated_at = ? WHERE id = ?', (moment, moment, ongoing['id']))
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
     def delete_monitor(self, account_id, monitor_id):
@@ -522,16 +630,21 @@ class Store:
         """What an incident does to its monitor (a paused one stays paused; the trigger moves ``started_at``)."""
         self.db.execute("UPDATE monitors SET status = ? WHERE id = ? AND status != 'paused'", (status, monitor_id))
 
+    @staticmethod
+    def _in_maintenance(row):
+        """Whether now lies inside the monitor's maintenance window."""
+        if not (row['maintenance_start_at'] and row['maintenance_end_at']):
+            return False
+        return row['maintenance_start_at'] <= utcnow().strftime(INPUT_FORMAT) < row['maintenance_end_at']
+
     def _ongoing_incident(self, monitor_id):
         return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
 
     def _monitor_record(self, row):
         """The monitor as the service returns it on show, update and list."""
         status = row['status']
-        if status != 'paused' and row['maintenance_start_at'] and row['maintenance_end_at']:
-            now = utcnow().strftime(INPUT_FORMAT)
-            if row['maintenance_start_at'] <= now < row['maintenance_end_at']:
-                status = 'maintenance'
+        if status != 'paused' and self._in_maintenance(row):
+            status = 'maintenance'
         record = {'id': row['id']}
         for key in MONITOR_FIELDS:
             record[key] = row[key]

@@ -22,6 +22,7 @@ import shutil
 import sys
 import threading
 import time
+import urllib.parse
 
 import pytest
 import yaml
@@ -766,8 +767,8 @@ def test_the_monitor_list_is_read_a_page_a_poll_and_a_change_seen_late_says_so(e
     poller = make_poller(source, emulator.url, sweep_period=3, watch=['monitors'])  # interval 1: a page a poll
     emulator.clear_log()
     assert sweep_once(poller, 3) == []  # the baseline
-    assert [entry['query'].count('page=%d' % number) for number, entry in
-            zip((1, 2, 3), [entry for entry in emulator.log() if entry['path'] == '/api/v1/monitors'])] == [1, 1, 1]
+    assert [urllib.parse.parse_qs(entry['query'])['page'] for entry in emulator.log()
+            if entry['path'] == '/api/v1/monitors'] == [['1'], ['2'], ['3']]
     assert len(emulator.log()) == 6  # each poll: the incidents and one page
     for monitor_id in (1, 250):
         assert emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': 1}).status == 200
@@ -886,15 +887,18 @@ def test_a_restart_with_a_state_file_misses_nothing_and_repeats_nothing(emulator
     assert PRIMARY_KEY not in state
     assert json.loads(state)['account'] == before.settings['account']
 
-    # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips.
+    # While the source is stopped: the incident ends (its monitor comes back online) and another monitor flips,
+    # which opens an incident of its own (the checker's).
     update_incident(emulator, incident_id, ended_at=now_text())
     emulator.check(db, 'offline')
+    [db_incident] = [item['id'] for item in emulator.api('GET', '/api/v1/incidents').json['data'] if item['monitor']['id'] == db]
 
     after = make_poller(source, emulator.url, state_file=state_file)
     assert source['load_state'](after.tracker, state_file)
     events = after.poll()
     assert sorted(summary(events)) == sorted([('incident_resolved', incident_id, 'unresolved', 'resolved'),
                                               ('monitor_status_changed', web, 'offline', 'online'),
+                                              ('incident_opened', db_incident, None, 'unresolved'),
                                               ('monitor_status_changed', db, 'pending', 'offline')])
     assert after.poll() == []
 
