@@ -108,7 +108,7 @@ def put(emulator, monitor_id, **fields):
 def measure_source(emulator, env, workdir, size, scale, problems):
     """Requests a minute (at the service's pace) and event delays of one sweep after the first."""
     interval, sweep_period = INTERVAL / scale, SWEEP_PERIOD / scale
-    process = Rulebook(workdir, rulebook(interval, sweep_period, RESERVE * scale), env)
+    process = Rulebook(workdir, rulebook(interval, sweep_period, int(RESERVE * scale)), env)
     try:
         pages = math.ceil(size / 100)
         polls_per_sweep = math.ceil(pages / math.ceil(pages * interval / sweep_period))
@@ -142,6 +142,8 @@ def measure_source(emulator, env, workdir, size, scale, problems):
                 problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
             else:
                 pause_delays.append(delay)
+        if not flips and not pause_delays:
+            problems.append('%d monitors: no event at all; ansible-rulebook said:\n%s' % (size, process.output()[-3000:]))
         remaining = sweep_period + interval - (time.monotonic() - started)
         if remaining > 0:
             time.sleep(remaining)
@@ -214,8 +216,8 @@ def report(results, busy, scale):
     lines = ['| monitors | event source: requests a minute | offline / online: slowest event | pause: slowest event '
              '| inventory: requests, seconds |', '|---:|---:|---:|---:|---:|']
     for size, source, inventory in results:
-        lines.append('| {:,} | {:.2f} | interval + {:.1f} s | {:.0f} s | {}, {:.1f} s |'.format(
-            size, source['requests_per_minute'], source['flip_max'] - source['interval'], source['pause_max'],
+        lines.append('| {:,} | {:.2f} | {:.1f} s (interval {:g} s) | {:.0f} s | {}, {:.1f} s |'.format(
+            size, source['requests_per_minute'], source['flip_max'], source['interval'], source['pause_max'],
             inventory[0], inventory[1]))
     lines.append('')
     lines.append('Time scaled %g times (interval %g s, sweep_period %g s); the delays of pause events are given at the '

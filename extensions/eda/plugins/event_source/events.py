@@ -316,9 +316,12 @@ def _seconds(value, name, least=None):
 def _count(value, name):
     """A whole number of 0 or more."""
     try:
-        number = int(str(value).strip())
+        number = float(str(value).strip())
     except (TypeError, ValueError):
-        number = -1
+        number = -1.0
+    if isinstance(value, bool) or not math.isfinite(number) or not number.is_integer():
+        number = -1.0
+    number = int(number)
     if number < 0:
         raise ValidationError(name, 'expected a whole number of 0 or more, got %r' % (value,))
     return number

@@ -849,6 +849,12 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
     assert all(record.levelno == logging.WARNING for record in told('kept for playbooks'))
 
 
+def test_a_reserve_may_be_written_as_a_whole_number_of_any_type(source):
+    for value in (30, '30', 30.0, ' 30 '):
+        assert source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'reserve': value},
+                                    environ={})['reserve'] == 30
+
+
 def test_a_reserve_at_or_above_the_limit_is_told_once(emulator, source, caplog):
     emulator.rate_limit(10)
     poller = make_poller(source, emulator.url, reserve=10)
@@ -863,6 +869,8 @@ def test_a_reserve_at_or_above_the_limit_is_told_once(emulator, source, caplog):
     ({'sweep_period': 30, 'interval': 60}, ['sweep_period', 'at least 60']),
     ({'reserve': -1}, ['reserve', 'whole number']),
     ({'reserve': 'some'}, ['reserve', 'whole number']),
+    ({'reserve': 2.5}, ['reserve', 'whole number']),
+    ({'reserve': True}, ['reserve', 'whole number']),
 ])
 def test_sweep_period_and_reserve_are_checked(source, args, words):
     with pytest.raises(source['SourceError']) as caught:
