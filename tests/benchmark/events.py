@@ -152,6 +152,10 @@ def measure_source(emulator, env, workdir, size, scale, problems):
         refused = [entry for entry in requests if entry['status'] == 429]
         if refused:
             problems.append('%d monitors: %d requests of the source refused with 429' % (size, len(refused)))
+        left = [entry['rate_remaining'] for entry in requests if entry.get('rate_remaining') is not None]
+        if left and min(left) < int(RESERVE * scale):
+            problems.append('%d monitors: the source left the account %d requests, below its reserve of %d'
+                            % (size, min(left), int(RESERVE * scale)))
         return {'requests_per_minute': len(requests) / (elapsed * scale / 60.0), 'flip_max': max(flips or [0]),
                 'pause_max': max(pause_delays or [0]) * scale, 'interval': interval}
     finally:
