@@ -192,15 +192,22 @@ class IncidentResource(Resource):
 
         ``floor`` is a UTC instant, None for the ongoing incidents alone, or a
         function that gives it from the newest end listed (None when nothing
-        has ended yet). Listed by ``ended_at`` descending, the service puts the
-        incidents that have not ended first, then the others by end: reading
-        stops at the first page that reaches an end below the floor, so that a
-        long history costs no request.
+        has ended yet).
+        """
+        return [record for records in self.pages_ended_since(client, floor) for record in records]
+
+    def pages_ended_since(self, client, floor):
+        """The pages of :meth:`ended_since`, one request each, as they are read.
+
+        Listed by ``ended_at`` descending, the service puts the incidents that
+        have not ended first, then the others by end: reading stops at the
+        first page that reaches an end below the floor, so that a long history
+        costs no request.
         """
         query = {'sort_by': 'ended_at', 'sort': 'desc', 'per_page': PAGE_SIZE}
-        found, newest = [], None
+        newest = None
         for records in client.iter_pages(self.path, query):
-            reached = False
+            found, reached = [], False
             for record in records:
                 ended = INCIDENT.current(record)['ended_at']
                 if ended is not None:
@@ -210,9 +217,9 @@ class IncidentResource(Resource):
                         reached = True
                         continue
                 found.append(record)
+            yield found
             if reached:
-                break
-        return found
+                return
 
     @staticmethod
     def _of_monitor(records, monitor_id):

@@ -29,6 +29,7 @@ import math
 import os
 import random
 import sys
+import time
 import uuid
 
 DOCUMENTATION = r"""
@@ -57,18 +58,22 @@ description:
     O(lookback) of the newest end seen: usually one request, whatever the number of monitors). The service's checker
     opens an incident when a monitor goes offline and ends it when the monitor is back online, and each incident
     carries its monitor: so offline and online changes are reported by the next poll, at a cost that does not grow
-    with the account. Pause, resume, maintenance and a first C(pending) to C(online) show only on the monitors: the
-    source reads the monitor list a few pages a poll (100 monitors a page), so that the whole list is read once
-    every O(sweep_period). Such a change is reported within O(sweep_period) plus O(interval) of when it happened
-    (within two sweep periods when monitors are deleted meanwhile, as the pages then shift)."
-  - "Requests a minute, for N monitors: about C((1 + ceil(ceil(N / 100) * interval / sweep_period)) * 60 /
-    interval); with the defaults, 2 for up to 1,500 monitors and 8 for 10,000. An incident that was ongoing at the
-    previous poll and is no longer listed (deleted, or back-dated) costs one request, at most 20 a poll."
+    with the account. Pause, resume and maintenance show only on the monitors: the source reads the monitor list a
+    few pages a poll (100 monitors a page), so that the whole list is read once every O(sweep_period). Such a change
+    is reported within about O(sweep_period) plus O(interval) of when it happened (a monitor may wait one more sweep
+    when monitors are deleted meanwhile, as the pages then shift). A status that comes and goes between two reads of
+    its page (a pause of a few minutes) shows as the status after it, with C(flapped)."
+  - "Requests a minute, for N monitors: 60 / O(interval) polls, each reading the incidents and
+    C(ceil(N / 100) * interval / sweep_period) pages of the list on average, at least one; with the defaults, 2 up to
+    1,500 monitors and about 8 for 10,000. An incident that was ongoing at the previous poll and is no longer listed
+    (deleted, or back-dated) costs one request, at most 20 a poll."
   - "Budget: the service allows an account 120 requests a minute, shared with playbooks and people. Every answer
-    says how many are left (C(X-RateLimit-Remaining)); the source never sends a request that would leave fewer than
-    O(reserve). When the account is that busy, it logs one warning, reads less (first the monitor list, then the
-    incidents) until the count is renewed, and logs once when it reads at full pace again. Nothing is lost: what was
-    not read is read later (C(seen_at) says when)."
+    says how many are left (C(X-RateLimit-Remaining)); the source never sends a request that the last answer says
+    would leave fewer than O(reserve) (requests of others since are not seen). When the account is that busy, it
+    logs one warning and reads less until the count is renewed, the incidents first, then the monitor list, and
+    logs once when it reads at full pace again. What was not read is read by a later poll with requests to spare
+    (C(seen_at) says when): when the account leaves the source only enough for the incidents, the monitor list
+    waits, and so do pauses, resumes and maintenance."
   - Needs the Python library C(requests), and the collection installed whole (the source uses its
     C(plugins/module_utils)). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
 options:
@@ -143,10 +148,9 @@ options:
   sweep_period:
     description:
       - Seconds in which the source reads the whole monitor list once, a few pages at each poll, to find the status
-        changes that only the monitors show (pause, resume, maintenance, a first C(pending) to C(online)).
-      - A change of that kind is reported within O(sweep_period) plus O(interval) of when it happened (two sweep
-        periods when monitors are deleted meanwhile); offline and online changes are reported by the next poll
-        anyway, from the incidents.
+        changes that only the monitors show (pause, resume, maintenance).
+      - A change of that kind is reported within about O(sweep_period) plus O(interval) of when it happened;
+        offline and online changes are reported by the next poll anyway, from the incidents.
       - A shorter period costs more requests on a big account (see the description). At least O(interval).
     type: float
     default: 900
@@ -154,7 +158,7 @@ options:
     description:
       - Requests of the account's rate limit (120 a minute) that the source leaves to playbooks and people. It never
         sends a request that the service's last C(X-RateLimit-Remaining) says would leave fewer.
-      - When the account is that busy, the source reads less and later, and says so once; nothing is lost.
+      - When the account is that busy, the source reads less and later, and says so once.
       - V(0) lets the source use the whole limit. A reserve at or above the limit leaves it one request a minute.
     type: int
     default: 30
@@ -596,6 +600,8 @@ class Poller:
         self.held_back = False
         self.sweep_failure = None
         self.reserve_warned = False
+        self.last_poll = None  # when the last sweep began (time.monotonic)
+        self.page_credit = 0.0  # pages of the list due and not read yet
 
     def poll(self):
         """The events of one poll, oldest first (blocking: run it in a thread).
@@ -640,13 +646,23 @@ class Poller:
         """Every ongoing incident and those resolved down to the floor, newest end first; then the vanished ones.
 
         The floor is ``lookback`` before the newest end known (at the first
-        poll, before the newest end listed).
+        poll, before the newest end listed). When the reserve holds back a page
+        after the first, the pages read are kept (the newest incidents) and
+        the others wait for a poll with more requests to spare; no incident is
+        then taken for deleted, since the list was not read to its end.
         """
         tracker = self.tracker
-        records = INCIDENTS.ended_since(self.client, lambda newest: tracker.floor(tracker.cutoff or newest))
-        read = {_schema.record_id(record) for record in records}
+        records, complete = [], True
+        try:
+            for page in INCIDENTS.pages_ended_since(self.client, lambda newest: tracker.floor(tracker.cutoff or newest)):
+                records.extend(page)
+        except UptimeApiError as exc:
+            if not (exc.held_back and records and tracker.incidents is not None):
+                raise  # the first poll's incidents are the baseline: only a whole list will do
+            self.held_back, complete = True, False
         missing = []
-        vanished = [incident_id for incident_id in tracker.ongoing_ids() if incident_id not in read]
+        read = {_schema.record_id(record) for record in records}
+        vanished = [incident_id for incident_id in tracker.ongoing_ids() if incident_id not in read] if complete else []
         if len(vanished) > VANISHED_READS_PER_POLL:
             LOGGER.info('%d incidents were ongoing and left the list: %d are read now, the others by the next polls',
                         len(vanished), VANISHED_READS_PER_POLL)
@@ -674,8 +690,16 @@ class Poller:
         """
         tracker, sweep = self.tracker, self.tracker.sweep
         pages = max(sweep['pages'] or 1, 1)
+        # The share of the list for the time since the last sweep began, so that polls that take long, or a
+        # backoff, do not stretch the sweep; the fraction of a page left over is carried to the next poll.
+        now = time.monotonic()
+        elapsed = max(now - self.last_poll, self.settings['interval']) if self.last_poll else self.settings['interval']
+        self.last_poll = now
+        self.page_credit += pages * elapsed / self.settings['sweep_period']
+        share = min(pages, max(1, int(self.page_credit)))
+        self.page_credit = max(0.0, self.page_credit - share)
         events = []
-        for dummy in range(max(1, math.ceil(pages * self.settings['interval'] / self.settings['sweep_period']))):
+        for dummy in range(share):
             query = dict(sort_by='id', sort='asc', per_page=_client.PAGE_SIZE, page=sweep['page'])
             try:
                 records, last_page = self.client.read_page(MONITORS.path, query)
@@ -688,7 +712,7 @@ class Poller:
                     self.sweep_failure = exc
                 break
             events.extend(tracker.monitor_events(records))
-            last_page = last_page or (sweep['page'] + 1 if len(records) >= _client.PAGE_SIZE else sweep['page'])
+            last_page = last_page or max(sweep['pages'] or 1, sweep['page'] + (len(records) >= _client.PAGE_SIZE))
             sweep['pages'] = last_page
             if not records or sweep['page'] >= last_page:
                 tracker.sweep_over()
@@ -700,7 +724,7 @@ class Poller:
 def _explained(incident_events):
     """What the incident transitions of a poll say a monitor became: monitor id -> (status, previous status)."""
     explained = {}
-    for event in incident_events:
+    for event in sorted(incident_events, key=_order):  # the latest transition of a monitor tells what it is now
         payload = event['uptime']
         if payload['type'] == 'incident_opened' and not payload['existing']:
             explained[payload['monitor_id']] = ('offline', None)  # from online or pending: which, it does not say
@@ -831,7 +855,8 @@ def warn_reserve_above_limit(poller):
     if limit is not None and reserve >= limit and not poller.reserve_warned:
         poller.reserve_warned = True
         LOGGER.warning('reserve %d is not below the account\'s limit of %d requests a minute: the source sends one '
-                       'request each time the count is renewed, and its events come late', reserve, limit)
+                       'request each time the count is renewed, for the incidents; the monitor list (pause, resume, '
+                       'maintenance) is not read', reserve, limit)
 
 
 def backoff(interval, failures):

@@ -814,6 +814,59 @@ def test_a_monitor_the_first_sweep_has_not_reached_is_reported_offline_from_its_
     assert sweep_once(poller, 3) == []
 
 
+def test_a_sweep_late_for_its_time_reads_more_pages_to_catch_up(emulator, source):
+    emulator.seed(250)
+    poller = make_poller(source, emulator.url, sweep_period=3, watch=['monitors'])
+    sweep_once(poller, 3)
+    poller.last_poll -= 3  # as after a poll that took long, or a backoff: the whole list is due
+    emulator.clear_log()
+    poller.poll()
+    assert [entry['path'] for entry in emulator.log()].count('/api/v1/monitors') == 3
+
+
+def spend_until(emulator, remaining):
+    """Other traffic of the account, until the service says ``remaining`` requests are left."""
+    while True:
+        answer = emulator.api('GET', '/api/v1/account')
+        if int(answer.headers['X-RateLimit-Remaining']) <= remaining:
+            return
+
+
+def test_incidents_held_back_after_their_first_page_are_read_later_and_never_taken_for_deleted(emulator, source):
+    emulator.seed(250, offline=150)  # 150 ongoing incidents: two pages, the newest first
+    emulator.rate_limit(100)
+    poller = make_poller(source, emulator.url, sweep_period=3, reserve=50)
+    poller.poll()  # the baseline, whole
+    time.sleep(1.1)  # the seed's newest incident may have begun this very second
+    update_incident(emulator, 1, ended_at=now_text())  # on the second page
+    emulator.check(250, 'offline')  # a new incident: on the first page
+    spend_until(emulator, 51)  # one request to spare
+    events = poller.poll()
+    assert poller.held_back
+    opened = [event['uptime'] for event in events if event['uptime']['type'] == 'incident_opened']
+    assert [payload['monitor_id'] for payload in opened] == [250]
+    assert not [event for event in events if event['uptime']['type'] == 'incident_deleted']
+    assert len(poller.tracker.ongoing_ids()) == 151
+    poller.client.rate_limit = source['_client'].RateLimit()  # the count is renewed
+    emulator.rate_limit(100)
+    later = poller.poll()
+    assert ('incident_resolved', 1, 'unresolved', 'resolved') in summary(later)
+    assert not poller.held_back
+
+
+def test_a_monitor_not_known_yet_is_reported_as_its_latest_incident_says(source):
+    tracker = source['Tracker']('https://u.example')
+    sweep(tracker, [])
+    tracker.incident_events([], [])
+    tracker.begin_poll('2026-01-01T10:30:00Z')
+    # Monitor 5 (created since the last sweep): an incident opened and ended, then another opened, between polls.
+    records = [incident(12, T3, monitor_id=5), incident(11, T0, None, T1, monitor_id=5)]
+    incident_events = tracker.incident_events(records, [])
+    explained = source['_explained'](incident_events)
+    events = tracker.monitor_events([monitor(5, 'offline', T3)], explained)
+    assert summary(events) == [('monitor_status_changed', 5, None, 'offline')]
+
+
 @pytest.mark.asyncio
 async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emulator, source, caplog, monkeypatch):
     web = create_monitor(emulator, 'web')
