@@ -107,8 +107,9 @@ def test_a_seeded_monitor_is_an_ordinary_one(emulator):
     emulator.seed(3, offline=1)
     emulator.check(1, 'online')
     assert total(emulator, '/api/v1/incidents', status='resolved') == 1
-    answer = emulator.api('POST', '/api/v1/monitors', data={'name': 'seed-00002', 'url': 'https://x.example.com', 'interval': 60,
-                                                           'request_method': 'GET', 'alert_condition': 'url_unavailable'})
+    taken = {'name': 'seed-00002', 'url': 'https://x.example.com', 'interval': 60, 'request_method': 'GET',
+             'alert_condition': 'url_unavailable'}
+    answer = emulator.api('POST', '/api/v1/monitors', data=taken)
     assert answer.status == 422 and 'name' in answer.json['message']
     assert emulator.api('DELETE', '/api/v1/monitors/1').status == 200
     assert total(emulator, '/api/v1/incidents') == 0
