@@ -59,7 +59,15 @@ class Resource:
 
     def read_all(self, client, query=None):
         """Every record of the list, oldest first, so that one created while the pages are read lands on the last."""
-        return client.list(self.path, dict(query or {}, sort_by='id', sort='asc', per_page=PAGE_SIZE))
+        return client.list(self.path, self._oldest_first(query))
+
+    def read_page(self, client, page):
+        """Page ``page`` of the list in the order of :meth:`read_all`: its records and the number of pages."""
+        return client.read_page(self.path, self._oldest_first({'page': page}))
+
+    @staticmethod
+    def _oldest_first(query):
+        return dict(query or {}, sort_by='id', sort='asc', per_page=PAGE_SIZE)
 
     def locate(self, client, identity):
         """Find the record the task addresses; ``identity`` holds ``id`` and the natural key."""

@@ -318,15 +318,12 @@ def _seconds(value, name, least=None):
 
 
 def _count(value, name):
-    """A whole number of 0 or more."""
+    """A whole number of 0 or more, in any form the modules take (30, '30', 30.0); never a boolean."""
     try:
-        number = float(str(value).strip())
-    except (TypeError, ValueError):
-        number = -1.0
-    if isinstance(value, bool) or not math.isfinite(number) or not number.is_integer():
-        number = -1.0
-    number = int(number)
-    if number < 0:
+        number = None if isinstance(value, bool) else _schema.to_int(value, name)
+    except ValidationError:
+        number = None
+    if number is None or number < 0:
         raise ValidationError(name, 'expected a whole number of 0 or more, got %r' % (value,))
     return number
 
@@ -700,9 +697,8 @@ class Poller:
         self.page_credit = max(0.0, self.page_credit - share)
         events = []
         for dummy in range(share):
-            query = dict(sort_by='id', sort='asc', per_page=_client.PAGE_SIZE, page=sweep['page'])
             try:
-                records, last_page = self.client.read_page(MONITORS.path, query)
+                records, last_page = MONITORS.read_page(self.client, sweep['page'])
             except UptimeApiError as exc:
                 if not exc.transient:
                     raise
