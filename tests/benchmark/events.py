@@ -1,10 +1,10 @@
 """Benchmark: what the event source and the inventory plugin cost a big account, against the service emulator.
 
-Usage (with the development virtualenv's Python, from the repository root; about 15 minutes):
+Usage (from the repository root; the nox session benchmark runs it in its virtualenv; about 15 minutes):
 
-    .venv/bin/python tests/benchmark/events.py                                  # 100, 1,000 and 10,000 monitors
-    .venv/bin/python tests/benchmark/events.py --sizes 100 --no-busy            # a smoke run (about 4 minutes)
-    .venv/bin/python tests/benchmark/events.py --update-doc docs/performance.md
+    ./scripts/test.sh -s benchmark -- events.py                                  # 100, 1,000 and 10,000 monitors
+    ./scripts/test.sh -s benchmark -- events.py --sizes 100 --no-busy            # a smoke run (about 4 minutes)
+    ./scripts/test.sh -s benchmark -- events.py --update-doc docs/performance.md
 
 For each size, the emulator is seeded (monitors online, a tenth of them up to 10 offline with an ongoing
 incident, and up to 300 resolved incidents), and uptime.monitoring.events runs under the real

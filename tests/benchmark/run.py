@@ -1,11 +1,11 @@
 """Benchmark: syncing N monitors three ways, against the service emulator.
 
-Usage (with the development virtualenv's Python, from the repository root):
+Usage (from the repository root; the nox session benchmark runs it in its virtualenv):
 
-    .venv/bin/python tests/benchmark/run.py                      # N = 200 and 1000 (takes about an hour)
-    .venv/bin/python tests/benchmark/run.py --n 20               # a smoke run (under a minute)
-    .venv/bin/python tests/benchmark/run.py --update-doc docs/performance.md
-    .venv/bin/python tests/benchmark/run.py --n 300 --approaches bulk --rate-limit 120
+    ./scripts/test.sh -s benchmark -- run.py                      # N = 200 and 1000 (takes about an hour)
+    ./scripts/test.sh -s benchmark -- run.py --n 20               # a smoke run (under a minute)
+    ./scripts/test.sh -s benchmark -- run.py --update-doc docs/performance.md
+    ./scripts/test.sh -s benchmark -- run.py --n 300 --approaches bulk --rate-limit 120
 
 For each N, on an emulator reset before each approach:
 

@@ -8,7 +8,8 @@ import subprocess
 import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-COLLECTIONS = os.path.join(REPO_ROOT, 'build', 'collections')
+# The collection under test, staged (nox sessions stage a copy of their own).
+COLLECTIONS = os.environ.get('UPTIME_COLLECTIONS') or os.path.join(REPO_ROOT, 'build', 'collections')
 STAGED = os.path.join(COLLECTIONS, 'ansible_collections', 'uptime', 'monitoring')
 BIN = os.path.dirname(sys.executable)
 

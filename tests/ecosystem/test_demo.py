@@ -1,8 +1,8 @@
-"""The main job's own environment (``./scripts/bootstrap.sh demo``: ``.venv-demo``) and its playground
+"""The main job's own environment (the nox session ``demo``: ``.nox/demo``) and its playground
 (``./scripts/demo.sh --serve``), run as a newcomer runs them: the scripts make the virtualenv, the playground prints the
 lines to paste, and what it prints is pasted into a shell.
 
-The tests share ``.venv-demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
+The tests share ``.nox/demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
 """
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from ecosystem_support import REPO_ROOT, Emulator
 from emulator.demo import DEMO_KEY, SECOND_KEY, SECOND_ZONE
 
 DEMO_SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'demo.sh')
-DEMO_PYTHON = os.path.join(REPO_ROOT, '.venv-demo', 'bin', 'python')
-# What a fresh .venv-demo may hold at most, pip and setuptools included.
+DEMO_PYTHON = os.path.join(REPO_ROOT, '.nox', 'demo', 'bin', 'python')
+# What a fresh .nox/demo may hold at most.
 MOST_PACKAGES = 25
 
 
 @pytest.fixture(autouse=True)
 def demo_lock():
-    """One test of this file at a time: two bootstraps of a fresh .venv-demo at once would break each other."""
+    """One test of this file at a time: two installs into a fresh .nox/demo at once would break each other."""
     os.makedirs(os.path.join(REPO_ROOT, 'build'), exist_ok=True)
     with open(os.path.join(REPO_ROOT, 'build', 'demo.lock'), 'w', encoding='utf-8') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -38,10 +38,12 @@ def demo_lock():
 
 
 def test_demo_virtualenv_holds_what_the_main_job_needs_only():
-    subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'bootstrap.sh'), 'demo'], check=True)
-    listed = subprocess.run([DEMO_PYTHON, '-m', 'pip', 'list', '--format', 'json', '--disable-pip-version-check'],
+    subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '-j', '1', '-s', 'demo', '--install-only'], check=True,
+                   stdin=subprocess.DEVNULL)
+    listed = subprocess.run([DEMO_PYTHON, '-c', 'import importlib.metadata as m, json; '
+                             'print(json.dumps({d.metadata["Name"].lower(): d.version for d in m.distributions()}))'],
                             check=True, stdout=subprocess.PIPE, text=True).stdout
-    packages = {package['name'].lower(): package['version'] for package in json.loads(listed)}
+    packages = json.loads(listed)
     assert len(packages) <= MOST_PACKAGES, sorted(packages)
     assert packages['ansible-core'].startswith('2.19.'), packages
     assert 'requests' in packages

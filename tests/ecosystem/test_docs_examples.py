@@ -268,36 +268,43 @@ def command_lines(text):
 
 def ci_commands(run, block):  # pylint: disable=unused-argument
     """``./scripts/demo.sh`` and ``./scripts/test.sh`` are what .ci/run runs (CI runs them; they are not run again
-    here), and ``./scripts/test.sh --list`` names the sections."""
+    here), and the sessions the docs name are sessions of noxfile.py (``./scripts/test.sh --list``)."""
     ci = command_lines(read('.ci/run'))
     for command in command_lines(block.text):
         assert command in ci, '%r is not a command line of .ci/run' % command
-    listed = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '--list'], capture_output=True, text=True,
-                            check=True, timeout=60).stdout.split()
-    sections = re.search(r'^SECTIONS=\((.*)\)$', read('scripts/test.sh'), re.MULTILINE).group(1).split()
-    assert listed == sections and 'ecosystem' in listed
+    sessions = nox_sessions()
+    assert {'integration-2.19', 'integration-2.21', 'ecosystem'} <= sessions, sessions
+    for names in set(re.findall(r'test\.sh -s ((?:[a-z][a-z0-9.-]* ?)+)', read(block.document))):
+        for name in names.split():
+            assert name in sessions, '%s names no session %r' % (block.document, name)
+
+
+def nox_sessions():
+    listed = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '--list', '--json'], capture_output=True,
+                            text=True, check=True, timeout=120, stdin=subprocess.DEVNULL).stdout
+    return {session['session'] for session in json.loads(listed)}
 
 
 def script_accepts(command):
-    """A command of the block: a script of the repository that exists, or a benchmark of tests/benchmark with
-    options it has (its --help, without running the benchmark)."""
+    """A command of the block: a script of the repository that exists, or a benchmark of tests/benchmark (through
+    the session benchmark) with options it has (its --help, without running the benchmark)."""
     words = shlex.split(command)
-    if words[0].startswith('./scripts/'):
-        assert os.access(os.path.join(REPO_ROOT, words[0]), os.X_OK), command
+    assert words[0].startswith('./scripts/') and os.access(os.path.join(REPO_ROOT, words[0]), os.X_OK), command
+    if words[1:3] != ['-s', 'benchmark']:
         return
-    assert words[0] == '.venv/bin/python' and words[1] in BENCHMARKS, 'no check of %r here' % command
-    usage = subprocess.run([os.path.join(BIN, 'python'), os.path.join(REPO_ROOT, words[1]), '--help'], cwd=REPO_ROOT,
-                           capture_output=True, text=True, check=True, timeout=60).stdout
-    for word in words[2:]:
+    assert words[3] == '--' and 'tests/benchmark/' + words[4] in BENCHMARKS, 'no check of %r here' % command
+    usage = subprocess.run([os.path.join(BIN, 'python'), os.path.join(REPO_ROOT, 'tests', 'benchmark', words[4]), '--help'],
+                           cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=60).stdout
+    for word in words[5:]:
         if word.startswith('--'):
-            assert word in usage, '%s has no option %s' % (words[1], word)
+            assert word in usage, '%s has no option %s' % (words[4], word)
         elif word.endswith('.md'):
             assert os.path.isfile(os.path.join(REPO_ROOT, word)), word
 
 
-# The benchmarks, and the small form of each that CI runs (the benchmark section of scripts/test.sh).
-BENCHMARKS = {'tests/benchmark/run.py': r'tests/benchmark/run\.py --n \d+',
-              'tests/benchmark/events.py': r'tests/benchmark/events\.py --sizes \d+ --scale \d+ --no-busy'}
+# The benchmarks, and the small form of each that CI runs (the session benchmark of noxfile.py).
+BENCHMARKS = {'tests/benchmark/run.py': r"'tests/benchmark/run\.py', '--n', '\d+'",
+              'tests/benchmark/events.py': r"'tests/benchmark/events\.py', '--sizes', '\d+', '--scale', '\d+', '--no-busy'"}
 
 
 def benchmark_commands(run, block):  # pylint: disable=unused-argument
@@ -306,27 +313,31 @@ def benchmark_commands(run, block):  # pylint: disable=unused-argument
         for part in command.split('&&'):
             script_accepts(part.strip())
     for script, small_form in BENCHMARKS.items():
-        if script in block.text:
-            assert re.search(small_form, read('scripts/test.sh')), '%s: CI runs no small form of it' % script
+        if os.path.basename(script) in block.text:
+            assert re.search(small_form, read('noxfile.py')), '%s: CI runs no small form of it' % script
 
 
 def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
-    """The ansible-test commands are those of the sanity, unit and integration sections, in the directory
-    scripts/stage-collection.sh stages to (the test.sh sections run them in CI)."""
+    """The ansible-test commands are those of the sessions sanity-2.19, units-2.19 and integration-2.19 (their
+    arguments in noxfile.py), in the directory scripts/stage-collection.sh stages to, with the tools of the
+    session the first line runs."""
     lines = command_lines(block.text)
     for part in lines[0].split('&&'):
         script_accepts(part.strip())
     assert lines[1] == 'cd ' + os.path.relpath(STAGED, REPO_ROOT)
-    assert lines[2] == 'PATH=$OLDPWD/.venv/bin:$PATH'
-    test_sh = read('scripts/test.sh')
+    session = re.search(r'-s (units-2\.19)', lines[0]).group(1)
+    assert lines[2] == 'PATH=$OLDPWD/.nox/%s/bin:$PATH' % session.replace('.', '-')
+    noxfile = read('noxfile.py')
+    common, extra = re.search(r"args = \[(.*?)\] \+ \(\[\] if command == 'sanity' else \[(.*?)\]\)", noxfile).groups()
+    common = [word.strip(" '") for word in common.replace("'--color', 'no'", '').split(',') if word.strip(" '")]
+    common = ['3.11' if word == 'python' else word for word in common]
     targets = os.listdir(os.path.join(REPO_ROOT, 'tests', 'integration', 'targets'))
     for line in lines[3:]:
         words = line.split()
         assert words[0] == 'ansible-test', line
-        arguments = words[1:]
-        if arguments[0] == 'integration' and arguments[-1] in targets:
-            arguments = arguments[:-1]
-        assert 'ansible_test "$VENV/bin" %s' % ' '.join(arguments) in test_sh, '%r is not what scripts/test.sh runs' % line
+        if words[1] == 'integration' and words[-1] in targets:
+            words = words[:-1]
+        assert words[2:] == common + ([] if words[1] == 'sanity' else [extra.strip(" '")]), (line, common, extra)
 
 
 # -- docs/eda.md ---------------------------------------------------------------------------------------------------
@@ -669,8 +680,8 @@ CLAIMS = [
           collection_playbooks),
     Claim('README.md', './scripts/demo.sh', ci_commands),
     Claim('CONTRIBUTING.md', './scripts/demo.sh', ci_commands),
-    Claim('CONTRIBUTING.md', './scripts/bootstrap.sh && .venv/bin/python tests/benchmark/run.py', benchmark_commands),
-    Claim('CONTRIBUTING.md', './scripts/bootstrap.sh && ./scripts/stage-collection.sh', ansible_test_by_hand),
+    Claim('CONTRIBUTING.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
+    Claim('CONTRIBUTING.md', './scripts/test.sh -s units-2.19 && ./scripts/stage-collection.sh', ansible_test_by_hand),
     Claim('docs/eda.md', '- name: React to phpUptime', rulebook_sample),
     Claim('docs/eda.md', 'all:', rulebook_inventory),
     Claim('docs/eda.md', 'export UPTIME_API_URL=https://uptime.example.com', rulebook_first_run),
@@ -691,8 +702,8 @@ CLAIMS = [
     Claim('docs/operator-guide.md', '- name: Open an incident of the shop monitor now', open_incident_now),
     Claim('docs/operator-guide.md', 'On it', appended_comment_sample),
     Claim('docs/operator-guide.md', '- name: Incidents resolved in the last day', incidents_of_a_period),
-    Claim('docs/performance.md', '.venv/bin/python tests/benchmark/run.py --update-doc', benchmark_commands),
-    Claim('docs/performance.md', '.venv/bin/python tests/benchmark/events.py --update-doc', benchmark_commands),
+    Claim('docs/performance.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
+    Claim('docs/performance.md', './scripts/test.sh -s benchmark -- events.py --update-doc', benchmark_commands),
     Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),
 ]
 # Handlers that take the session's Galaxy server.

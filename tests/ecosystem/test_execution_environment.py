@@ -77,6 +77,6 @@ def test_ee_definition_and_the_demo_pin_the_tested_ansible_core():
         definition = yaml.safe_load(handle)
     tested = [line for line in requirement_lines(os.path.join(REPO_ROOT, 'requirements-dev.txt')) if line.startswith('ansible-core')]
     assert [definition['dependencies']['ansible_core']['package_pip']] == tested
-    # The main job (.venv-demo) runs on the same line.
+    # The main job (.nox/demo) runs on the same line.
     demo = [line for line in requirement_lines(os.path.join(REPO_ROOT, 'tests', 'requirements-demo.txt')) if line.startswith('ansible-core')]
     assert demo == tested

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The event source under the real ansible-rulebook, against the emulator (./scripts/test.sh eda).
+"""The event source under the real ansible-rulebook, against the emulator (./scripts/test.sh -s eda).
 
 ansible-rulebook loads uptime.monitoring.events from the collection as users install it (built and installed
 with ansible-galaxy: conftest.py; ANSIBLE_COLLECTIONS_PATH names only that install), with only the environment

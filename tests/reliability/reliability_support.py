@@ -19,7 +19,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 OUTPUT_DIR = os.path.join(REPO_ROOT, 'tests', 'output', 'reliability')
 RESULTS_DIR = os.path.join(OUTPUT_DIR, 'results')
-COLLECTIONS_DIR = os.path.join(REPO_ROOT, 'build', 'collections')
+# The collection under test, staged (nox sessions stage a copy of their own).
+COLLECTIONS_DIR = os.environ.get('UPTIME_COLLECTIONS') or os.path.join(REPO_ROOT, 'build', 'collections')
 
 # Small values keep the matrix quick: a response slower than TIMEOUT is given up,
 # and RETRIES retries are enough to ride out one fault.

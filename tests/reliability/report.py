@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Turn the results of a reliability run into docs/reliability.md.
 
-    .venv/bin/python tests/reliability/report.py [--check] [--results DIR] [--output FILE]
+    python tests/reliability/report.py [--check] [--results DIR] [--output FILE]
 
 The tests of tests/reliability/ write one JSON row per result to
 tests/output/reliability/results/<group>.jsonl; this script renders them, with the
@@ -210,7 +210,7 @@ def verdict_part(groups):
 
 What the collection does when the service or the user misbehaves, shown by the tests of
 `tests/reliability/` (issue #7). This file is **generated** by `tests/reliability/report.py` from the
-results of `./scripts/test.sh reliability`; do not edit it by hand. The run regenerates it and fails
+results of `./scripts/test.sh -s reliability`; do not edit it by hand. The run regenerates it and fails
 when the part above the "figures of the last run" differs from the committed copy: commit the
 regenerated file with the change that caused the difference. Defects that are reported and not yet
 fixed are listed in `tests/reliability/known_issues.py`; their tests run as strict expected failures
@@ -268,8 +268,8 @@ option that solves it.
 
     parts.append('''## Secrets
 
-Every integration target runs with `ansible-playbook -vvv --diff`, each against an emulator of its own,
-and all of its output is searched for every secret the targets use: the three API keys (given through
+Every integration target runs at `-vvv --diff` (`ansible-test integration -vvv`, with diff always on),
+each against an emulator of its own, and all of its output is searched for every secret the targets use: the three API keys (given through
 the environment, `module_defaults` and task arguments), Basic-auth passwords, and the values of
 sensitive request headers (`Authorization`, `Cookie`, `X-Auth-Token`, `X-Api-Key`, ...). The target
 `reliability_secrets` goes through every path where a secret could surface: results, diffs, check mode,
@@ -358,8 +358,8 @@ def measured_part(groups):
         [[row['module'], row['case'], code(row['msg'])] for row in groups['bad_input']]))
     secrets = groups['secrets']
     parts.append('### Secrets\n\n%s\n\nSecrets searched for: %s.' % (table(
-        ['target', 'target passed', 'seconds', 'bytes searched', 'harness tasks left out', 'URLs searched', 'hits'],
-        [[row['target'], 'yes' if row['passed'] else 'no', row['seconds'], row['bytes_scanned'],
+        ['target', 'bytes searched', 'harness tasks left out', 'URLs searched', 'hits'],
+        [[row['target'], row['bytes_scanned'],
           row['harness_tasks_excluded'], row['urls_scanned'], row['hits']] for row in secrets]),
         secrets[0]['secrets'] if secrets else 0))
     concurrency = {row['key']: row for row in groups['concurrency']}
@@ -388,10 +388,7 @@ def run_part(results_dir):
         return ''
     with open(path, encoding='utf-8') as handle:
         run = json.load(handle)
-    secrets = ''
-    if 'secrets_seconds' in run:
-        secrets = (' The secrets test ran before, in a run of its own beside other sections of the test command: '
-                   '%s s.' % run['secrets_seconds'])
+    secrets = ' The secrets test searched the output of the integration run of ansible-core 2.19 (nox -s integration-2.19).'
     return ('\n### The run\n\n%s s in all, on %s CPU(s): %s s for the tests of one pytest run and, beside them, '
             '%s s for the rate-limit test. Counts: %s.%s\n' % (run['seconds'], run['cpus'], run['foreground_seconds'],
                                                                run['background_seconds'], run['counts'], secrets))

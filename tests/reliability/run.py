@@ -1,20 +1,18 @@
 #!/usr/bin/env python
 """Run the reliability tests (issue #7) and regenerate docs/reliability.md from their results.
 
-    .venv/bin/python tests/reliability/run.py [--no-stage] [--secrets-only | --secrets-done]
+    python tests/reliability/run.py      # nox -s reliability runs it
 
-The collection must be staged in build/collections (scripts/stage-collection.sh;
-./scripts/test.sh does it) for the tests that run ansible-playbook. The rate-limit
+The tests that run ansible-playbook use the collection staged where UPTIME_COLLECTIONS says
+(default build/collections: scripts/stage-collection.sh). The rate-limit
 test spends two minutes waiting for the service's limit, so it runs in a second
 pytest process beside the others. Then tests/reliability/report.py writes
 docs/reliability.md and fails when its verdicts differ from the committed copy.
 The last line gives the counts of both pytest runs and the state of the report.
 
-The secrets test (test_secrets.py) runs every integration target again at -vvv
---diff, which takes minutes and needs no quiet machine, unlike the fault matrix.
-``--secrets-only`` runs it alone and keeps its results; a later ``--secrets-done``
-runs the rest and reports with them. ./scripts/test.sh runs the first in the
-background beside other sections (section ``secrets``).
+The secrets test (test_secrets.py) searches the output of an integration run: the nox session
+integration-2.19 runs it after ansible-test, and writes its rows where SECRETS_ROWS says; the
+report takes them from there, and fails without them.
 """
 
 from __future__ import annotations
@@ -33,10 +31,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(HERE))
 OUTPUT_DIR = os.path.join(REPO_ROOT, 'tests', 'output', 'reliability')
 BACKGROUND = 'test_rate_limit.py'
 SECRETS = 'test_secrets.py'
-# What a secrets-only run writes (relative to OUTPUT_DIR), kept by the run that reports with it.
-SECRETS_RESULTS = os.path.join('results', 'secrets.jsonl')
-SECRETS_RUN = os.path.join('results', 'secrets_run.json')
-SECRETS_OUTPUT = (SECRETS_RESULTS, SECRETS_RUN, 'secrets')
+SECRETS_ROWS = os.path.join(REPO_ROOT, 'tests', 'output', 'integration', '2.19', 'secrets.jsonl')
 COUNT_WORDS = ('passed', 'failed', 'xfailed', 'xpassed', 'skipped', 'errors', 'error')
 
 
@@ -72,64 +67,17 @@ def clear_output(kept=()):
     os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
 
 
-def run_secrets_only(start):
-    for path in SECRETS_OUTPUT:
-        path = os.path.join(OUTPUT_DIR, path)
-        if os.path.isdir(path):
-            shutil.rmtree(path)
-        elif os.path.exists(path):
-            os.remove(path)
-    os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
-    result = subprocess.run(pytest_command(os.path.join(HERE, SECRETS), '-rfEX'), cwd=REPO_ROOT, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors='replace', check=False)
-    seconds = time.monotonic() - start
-    with open(os.path.join(OUTPUT_DIR, SECRETS_RUN), 'w', encoding='utf-8') as handle:
-        json.dump({'seconds': round(seconds), 'returncode': result.returncode, 'counts': counts(result.stdout)}, handle)
-    sys.stdout.write(result.stdout)
-    print('secrets: %s in %.0fs; its results are kept for the reliability section'
-          % ('ok' if result.returncode == 0 else 'FAILED', seconds))
-    return result.returncode
-
-
-def earlier_secrets_run():
-    """The figures of a passed --secrets-only run whose results are there, or None (said why)."""
-    shown = os.path.relpath(os.path.join(OUTPUT_DIR, SECRETS_RUN), REPO_ROOT)
-    try:
-        with open(os.path.join(OUTPUT_DIR, SECRETS_RUN), encoding='utf-8') as handle:
-            secrets_run = json.load(handle)
-    except (OSError, ValueError):
-        secrets_run = None
-    if secrets_run is None or not os.path.exists(os.path.join(OUTPUT_DIR, SECRETS_RESULTS)):
-        print('reliability: no results of the secrets test (%s): run it first with --secrets-only; FAILED' % shown)
-        return None
-    if secrets_run.get('returncode') != 0:
-        print('reliability: the secrets test failed in its run (%s): nothing to report with; FAILED' % shown)
-        return None
-    return secrets_run
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description='Run the reliability tests and regenerate docs/reliability.md.')
-    parser.add_argument('--no-stage', action='store_true', help='the collection is staged already')
-    split = parser.add_mutually_exclusive_group()
-    split.add_argument('--secrets-only', action='store_true', help='run only the secrets test, and keep its results')
-    split.add_argument('--secrets-done', action='store_true',
-                       help='run the other tests and report with the results of an earlier --secrets-only run')
-    args = parser.parse_args(argv)
+    parser.parse_args(argv)
     sys.stdout.reconfigure(line_buffering=True)
     start = time.monotonic()
-
-    if not args.no_stage:
-        subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh')], cwd=REPO_ROOT, check=True,
-                       stdout=subprocess.DEVNULL)
-    if args.secrets_only:
-        return run_secrets_only(start)
-    secrets_run = None
-    if args.secrets_done:
-        secrets_run = earlier_secrets_run()
-        if secrets_run is None:
-            return 1
-    clear_output(SECRETS_OUTPUT if args.secrets_done else ())
+    if not os.path.exists(SECRETS_ROWS):
+        print('reliability: %s is missing: run the integration first (nox -s integration-2.19); FAILED'
+              % os.path.relpath(SECRETS_ROWS, REPO_ROOT))
+        return 1
+    clear_output()
+    shutil.copy(SECRETS_ROWS, os.path.join(OUTPUT_DIR, 'results', 'secrets.jsonl'))
 
     background_log = os.path.join(OUTPUT_DIR, 'pytest-rate-limit.log')
     with open(background_log, 'wb') as log:
@@ -137,7 +85,7 @@ def main(argv=None):
                                       stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         print('rate-limit test started beside the others (output: %s)' % os.path.relpath(background_log, REPO_ROOT))
         tests_start = time.monotonic()
-        ignored = [BACKGROUND] + ([SECRETS] if args.secrets_done else [])
+        ignored = [BACKGROUND, SECRETS]
         foreground = subprocess.run(pytest_command(HERE, *['--ignore=%s' % os.path.join(HERE, name) for name in ignored],
                                                    '-rfEX'),
                                     cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -154,16 +102,13 @@ def main(argv=None):
     sys.stdout.write(background_text)
 
     total = {}
-    for found in (counts(foreground.stdout.decode('utf-8', 'replace')), counts(background_text),
-                  secrets_run['counts'] if secrets_run else {}):
+    for found in (counts(foreground.stdout.decode('utf-8', 'replace')), counts(background_text)):
         for word, number in found.items():
             total[word] = total.get(word, 0) + number
     summary = ', '.join('%d %s' % (total[word], word) for word in COUNT_WORDS[:-1] if total.get(word)) or 'no tests ran'
     os.makedirs(os.path.join(OUTPUT_DIR, 'results'), exist_ok=True)
     figures = {'seconds': round(time.monotonic() - start), 'cpus': os.cpu_count(), 'counts': summary,
                'foreground_seconds': round(foreground_seconds), 'background_seconds': round(background_seconds)}
-    if secrets_run:
-        figures['secrets_seconds'] = secrets_run['seconds']
     with open(os.path.join(OUTPUT_DIR, 'results', 'run.json'), 'w', encoding='utf-8') as handle:
         json.dump(figures, handle)
 

@@ -2,13 +2,15 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Secrets: no API key, password, sensitive header value or webhook URL in any output, at any verbosity.
 
-Every integration target (tests/integration/targets, ``reliability_secrets`` among them)
-is run with ``ansible-playbook -vvv --diff``, each against an emulator of its own, and
-all of its output is searched for every secret the targets use: the API keys, the
+The integration run of a nox session ``integration-<line>`` (``ansible-test integration -vvv``,
+with ``--diff`` always on: tests/integration/integration.cfg) is searched: the output of every
+target (tests/integration/targets, ``reliability_secrets`` among them), each run against an
+emulator of its own, is searched for every secret the targets use: the API keys, the
 Basic-auth passwords, the values of sensitive request headers, the URLs of webhook
 alert channels (and what follows their host). Every URL the emulator
-received (its request lines, path and query) is searched too: a secret must never
-travel in a URL.
+received (the request lines of its log, kept per target by ``setup_emulator``) is searched
+too: a secret must never travel in a URL. UPTIME_INTEGRATION_OUTPUT names the directory of
+the run (default: tests/output/integration/2.19); UPTIME_INTEGRATION_PARTIAL=1 says it ran some targets only.
 
 The only output left out of the search is that of the harness tasks that print the
 emulator's own record of the requests (role ``setup_emulator``, and ``uri`` calls to
@@ -18,46 +20,31 @@ password fields included, and showing it is the harness's purpose.
 
 from __future__ import annotations
 
-import importlib.util
+import json
 import os
 import re
-import subprocess
 from urllib.parse import urlsplit
-import sys
-import threading
-import time
 
 import pytest
 import yaml
 
 import known_issues
-from reliability_support import OUTPUT_DIR, REPO_ROOT, ansible_playbook, record
+from reliability_support import REPO_ROOT
 
-from emulator.control import Emulator as EmulatorControl
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import URL_CHANNELS
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name
 
 GROUP = 'secrets'
 TARGETS_DIR = os.path.join(REPO_ROOT, 'tests', 'integration', 'targets')
 OWN_TARGET = 'reliability_secrets'
-PARALLEL = 3
+INTEGRATION_OUTPUT = (os.environ.get('UPTIME_INTEGRATION_OUTPUT')
+                      or os.path.join(REPO_ROOT, 'tests', 'output', 'integration', '2.19'))
 SECRET_OPTIONS = ('request_auth_password', 'password', 'api_key')
 MIN_SECRET_LENGTH = 6
 # What follows the host of a webhook URL is searched alone when it is this long: a short path (/hook) would also
 # match paths of the collection's own files.
 MIN_URL_SECRET_LENGTH = 12
 
-
-def integration_runner():
-    """tests/integration/run.py as a module (its emulator process wrapper and environment)."""
-    spec = importlib.util.spec_from_file_location('integration_run', os.path.join(REPO_ROOT, 'tests', 'integration',
-                                                                                  'run.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-# -- the secrets -----------------------------------------------------------------------------
 
 def _literal(value):
     return isinstance(value, str) and '{{' not in value and len(value) >= MIN_SECRET_LENGTH
@@ -111,8 +98,9 @@ def secrets_in(node, found):
     return found
 
 
-def all_secrets(runner):
-    found = {runner.API_KEY, runner.OTHER_API_KEY, runner.NOPLAN_API_KEY}
+def all_secrets():
+    with open(os.path.join(TARGETS_DIR, 'setup_emulator', 'defaults', 'main.yml'), encoding='utf-8') as handle:
+        found = set(yaml.safe_load(handle)['setup_emulator_keys'].values())
     for directory, dummy, files in os.walk(TARGETS_DIR):
         for name in files:
             if name.endswith(('.yml', '.yaml')):
@@ -152,6 +140,8 @@ def _tasks_by_line(path):
 
 
 def is_harness_task(path, line):
+    """Whether the task at ``path:line`` of a target's copy that ansible-test ran prints the emulator's record."""
+    path = os.path.join(TARGETS_DIR, path.split(os.sep + 'targets' + os.sep, 1)[-1])
     if os.sep + 'setup_emulator' + os.sep in path:
         return True
     task = _tasks_by_line(path).get(line) or {}
@@ -176,63 +166,31 @@ def split_tasks(output):
     return blocks
 
 
-# -- running the targets ------------------------------------------------------------------------
+# -- the integration run ------------------------------------------------------------------------
 
-def settled_stderr(emulator, timeout=5.0):
-    """The emulator's stderr once the thread that reads it has caught up with the stopped process."""
-    deadline, text = time.monotonic() + timeout, emulator.stderr()
-    while time.monotonic() < deadline:
-        time.sleep(0.1)
-        latest = emulator.stderr()
-        if latest == text:
-            return latest
-        text = latest
-    return text
+def targets():
+    """The targets ansible-test runs: every directory of tests/integration/targets not marked hidden."""
+    names = []
+    for name in sorted(os.listdir(TARGETS_DIR)):
+        with open(os.path.join(TARGETS_DIR, name, 'aliases'), encoding='utf-8') as handle:
+            if 'hidden' not in handle.read().split():
+                names.append(name)
+    return names
 
 
-def run_target(runner, name, out_dir, results):
-    log_dir = os.path.join(out_dir, name)
-    os.makedirs(log_dir, exist_ok=True)
-    # --verbose: the emulator writes the request line (method, path and query) of every request to
-    # stderr, also of those a target later clears from its request log.
-    emulator = EmulatorControl.start(api_keys=(runner.API_KEY, runner.OTHER_API_KEY),
-                                     no_api_keys=(runner.NOPLAN_API_KEY,), extra_args=['--verbose'])
-    try:
-        inventory = os.path.join(log_dir, 'inventory.ini')
-        with open(inventory, 'w', encoding='utf-8') as handle:
-            handle.write('localhost ansible_connection=local ansible_python_interpreter=%s\n' % sys.executable)
-        playbook = os.path.join(log_dir, 'playbook.yml')
-        with open(playbook, 'w', encoding='utf-8') as handle:
-            handle.write('- hosts: localhost\n  gather_facts: false\n  roles: [%s]\n' % name)
-        command = [ansible_playbook(), '-i', inventory, '-vvv', '--diff', playbook]
-        start = time.monotonic()
-        completed = subprocess.run(command, cwd=REPO_ROOT, env=runner.target_environment(emulator.url),
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                   timeout=runner.TARGET_TIMEOUT, check=False)
-        seconds = time.monotonic() - start
-        emulator.wait_idle()
-    finally:
-        emulator.stop()
-    request_lines = re.findall(r'"([A-Z]+ \S+) HTTP/1\.[01]"', settled_stderr(emulator))
-    with open(os.path.join(log_dir, 'output.log'), 'wb') as handle:
-        handle.write(completed.stdout)
-    with open(os.path.join(log_dir, 'requests.log'), 'w', encoding='utf-8') as handle:
-        handle.write('\n'.join(request_lines) + '\n')
-    results[name] = dict(returncode=completed.returncode, seconds=seconds,
-                         output=completed.stdout.decode('utf-8', 'replace'),
-                         urls=[line for line in request_lines if ' /_emulator' not in line])
-
-
-def run_all(runner, names, out_dir):
-    results, pending, running = {}, list(names), []
-    while pending or running:
-        running = [thread for thread in running if thread.is_alive()]
-        while pending and len(running) < PARALLEL:
-            thread = threading.Thread(target=run_target, args=(runner, pending.pop(0), out_dir, results))
-            thread.start()
-            running.append(thread)
-        time.sleep(0.2)
-    return results
+def integration_run():
+    """``{target: (its output, the request lines its emulator logged)}`` of the run in INTEGRATION_OUTPUT."""
+    log = os.path.join(INTEGRATION_OUTPUT, 'ansible-test.log')
+    if not os.path.exists(log):
+        pytest.fail('%s does not exist: run the integration first (nox -s integration-2.19)' % log)
+    with open(log, encoding='utf-8', errors='replace') as handle:
+        parts = re.split(r'^Running (\S+) integration test role\n', handle.read(), flags=re.M)
+    run = {}
+    for name, output in zip(parts[1::2], parts[2::2]):
+        with open(os.path.join(INTEGRATION_OUTPUT, 'emulator', '%s.log' % name), encoding='utf-8',
+                  errors='replace') as handle:
+            run[name] = (output, re.findall(r'"([A-Z]+ \S+) HTTP/1\.[01]"', handle.read()))
+    return run
 
 
 def masked(text, secret):
@@ -240,20 +198,22 @@ def masked(text, secret):
 
 
 def test_no_secret_in_vvv_diff_output_or_urls():
-    runner = integration_runner()
-    runnable, dummy = runner.discover_targets()
+    runnable = targets()
     assert OWN_TARGET in runnable
-    secrets = all_secrets(runner)
-    out_dir = os.path.join(OUTPUT_DIR, 'secrets')
-    results = run_all(runner, runnable, out_dir)
+    secrets = all_secrets()
+    results = integration_run()
+    assert any('--- before' in output for output, dummy in results.values()), 'the run was not at --diff'
 
-    unknown, known = [], {}
-    for name in runnable:
+    unknown, known, rows = [], {}, []
+    # UPTIME_INTEGRATION_PARTIAL: the session ran only the targets it was given.
+    for name in [name for name in runnable if name in results or not os.environ.get('UPTIME_INTEGRATION_PARTIAL')]:
         result = results.get(name)
         assert result is not None, 'target %s did not run' % name
         scanned = excluded = 0
         target_hits = []
-        for task, path, line, text in split_tasks(result['output']):
+        output, urls = result
+        assert 'task path: ' in output, 'the output of target %s is not at -vvv' % name
+        for task, path, line, text in split_tasks(output):
             if path is not None and is_harness_task(path, line):
                 excluded += 1
                 continue
@@ -270,7 +230,7 @@ def test_no_secret_in_vvv_diff_output_or_urls():
                         known.setdefault((name, task), []).append(hit)
                     else:
                         unknown.append(hit)
-        urls = result['urls']
+        urls = [url for url in urls if ' /_emulator' not in url]
         assert urls, 'no request line of target %s was captured' % name
         for url in urls:
             for secret in secrets:
@@ -278,12 +238,14 @@ def test_no_secret_in_vvv_diff_output_or_urls():
                     hit = '%s: the emulator received a URL with a secret: %s' % (name, masked(url, secret))
                     target_hits.append(hit)
                     unknown.append(hit)
-        record(GROUP, name, target=name, passed=result['returncode'] == 0, seconds=round(result['seconds'], 1),
-               bytes_scanned=scanned, harness_tasks_excluded=excluded, urls_scanned=len(urls),
-               secrets=len(secrets), hits=len(target_hits), hit_samples=target_hits[:6],
-               known_issues=sorted({known_issues.SECRETS[key] for key in known if key[0] == name}))
+        rows.append(dict(group=GROUP, key=name, target=name, bytes_scanned=scanned, harness_tasks_excluded=excluded,
+                         urls_scanned=len(urls), secrets=len(secrets), hits=len(target_hits),
+                         hit_samples=target_hits[:6],
+                         known_issues=sorted({known_issues.SECRETS[key] for key in known if key[0] == name})))
+    # The reliability report (tests/reliability/run.py) takes its secrets rows from here.
+    with open(os.path.join(INTEGRATION_OUTPUT, 'secrets.jsonl'), 'w', encoding='utf-8') as handle:
+        handle.writelines(json.dumps(row, sort_keys=True) + '\n' for row in rows)
 
-    assert results[OWN_TARGET]['returncode'] == 0, results[OWN_TARGET]['output'][-4000:]
     assert not unknown, '%d secret(s) found:\n%s' % (len(unknown), '\n'.join(unknown[:40]))
     gone = sorted(key for key in known_issues.SECRETS if key[0] in runnable and key not in known)
     assert not gone, 'known leaks no longer seen (fixed? remove them from known_issues.SECRETS): %s' % gone

@@ -1,0 +1,214 @@
+"""The test sessions: ``nox --list`` names them, ``./scripts/test.sh`` runs them all, two at a time; the ones
+that measure time (reliability, benchmark, eda) run alone. See CONTRIBUTING.md."""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import subprocess
+
+import nox
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+# Each tested ansible-core line, with the Python it runs on: 2.19 is the oldest supported (meta/runtime.yml).
+LINES = {'2.19': '3.11', '2.21': '3.13'}
+OLDEST = '2.19'
+DEV = ('-r', 'requirements-dev.txt')
+
+nox.options.default_venv_backend = 'uv'
+nox.options.reuse_venv = 'yes'
+nox.options.error_on_missing_interpreters = True
+nox.options.download_python = 'never'
+nox.options.stop_on_first_error = True
+nox.options.parallel = 2
+nox.options.allow_parallel = True
+# Newer Pythons may be pyenv versions that are not on PATH (ansible-test --python looks there too).
+os.environ['PATH'] = os.pathsep.join([os.environ.get('PATH', '')] + sorted(
+    glob.glob(os.path.join(os.environ.get('PYENV_ROOT', os.path.expanduser('~/.pyenv')), 'versions', '3.*', 'bin'))))
+os.environ.update(ANSIBLE_NOCOLOR='1', NO_COLOR='1', PIP_DISABLE_PIP_VERSION_CHECK='1')
+
+# ansible-test downloads get-pip.py into the virtualenvs it makes, unless it finds a copy in its cache. This
+# stand-in, cached in its place, needs no internet: ensurepip, then pip from the package index.
+OFFLINE_GET_PIP = '''# uptime.monitoring offline get-pip stand-in
+import subprocess, sys
+args = sys.argv[1:]
+subprocess.check_call([sys.executable, '-m', 'ensurepip', '--upgrade'], stdout=subprocess.DEVNULL)
+subprocess.check_call([sys.executable, '-m', 'pip', 'install'] + [a for a in args if a not in ('--no-setuptools', '--no-wheel')])
+if '--no-setuptools' in args:  # as get-pip.py would
+    subprocess.call([sys.executable, '-m', 'pip', 'uninstall', '-yq', 'setuptools'], stderr=subprocess.DEVNULL)
+'''
+
+
+def stage(session, name):
+    """A copy of the work tree as ansible_collections/uptime/monitoring, under build/collections-NAME."""
+    return session.run(f'{ROOT}/scripts/stage-collection.sh', f'{ROOT}/build/collections-{name}',
+                       external=True, silent=True).strip().splitlines()[-1]
+
+
+def collections_path(session, name):
+    return stage(session, name).rsplit('/ansible_collections/', 1)[0]
+
+
+def cache_offline_get_pip(session):
+    (source,) = glob.glob(f'{session.virtualenv.location}/lib/python*/site-packages/ansible_test/_internal/'
+                          'python_requirements.py')
+    with open(source, encoding='utf-8') as handle:
+        version = re.search(r"pip='([^']+)'", handle.read()).group(1)
+    cached = os.path.expanduser(f"~/.ansible/test/cache/get_pip_{version.replace('.', '_')}.py")
+    if os.path.exists(cached) and not open(cached, encoding='utf-8').read().startswith(OFFLINE_GET_PIP[:40]):
+        return  # a real get-pip.py
+    os.makedirs(os.path.dirname(cached), exist_ok=True)
+    with open(cached, 'w', encoding='utf-8') as handle:
+        handle.write(OFFLINE_GET_PIP)
+
+
+def ansible_test_session(command, core):
+    python = LINES[core]
+
+    def run(session):
+        session.install(f'ansible-core~={core}.0', '-r', 'requirements.txt', 'pytest', 'pyyaml')
+        cache_offline_get_pip(session)
+        staged = stage(session, f'{command}-{core}')
+        args = ['--venv', '--python', python, '--color', 'no'] + ([] if command == 'sanity' else ['--requirements'])
+        if command != 'integration':
+            with session.chdir(staged):
+                session.run('ansible-test', command, *args, *session.posargs)
+            return
+        # One run at -vvv --diff, its output kept with the emulator's request log of each target
+        # (tests/integration/integration_config.yml tells setup_emulator where): the secrets test reads both.
+        output = os.path.join(ROOT, 'tests', 'output', 'integration', core)
+        subprocess.run(['rm', '-rf', output], check=True)
+        os.makedirs(os.path.join(output, 'emulator'))
+        with open(os.path.join(staged, 'tests', 'integration', 'integration_config.yml'), 'w', encoding='utf-8') as handle:
+            handle.write(f'setup_emulator_log_dir: {output}/emulator\n')
+        log, passed = os.path.join(output, 'ansible-test.log'), False
+        try:
+            with open(log, 'w', encoding='utf-8') as handle, session.chdir(staged):
+                passed = session.run('ansible-test', command, *args, '-vvv', *session.posargs, stdout=handle)
+        finally:
+            with open(log, encoding='utf-8', errors='replace') as handle:
+                lines = handle.read().splitlines()
+            print('\n'.join(line for line in lines if line.startswith(('Running ', 'testhost  '))))
+            print(f'(output of ansible-test: {os.path.relpath(log, ROOT)})')
+            if not passed:
+                print('\n'.join(lines[-150:]))
+        session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', 'tests/reliability/test_secrets.py',
+                    env={'UPTIME_INTEGRATION_OUTPUT': output, 'UPTIME_INTEGRATION_PARTIAL': '1' if session.posargs else ''})
+
+    run.__doc__ = f'ansible-test {command} on ansible-core {core} (Python {python})' + (
+        ', at -vvv --diff, then the secrets scan of its output' if command == 'integration' else '')
+    nox.session(name=f'{command}-{core}', python=python, tags=[command, core])(run)
+
+
+# The order is the order of start: the longest first.
+for suite in ('integration', 'sanity', 'units'):
+    for line in LINES:
+        ansible_test_session(suite, line)
+
+
+@nox.session(python=LINES[OLDEST])
+def publish(session):
+    """Build the collection as Galaxy gets it and run galaxy-importer on it: any ERROR or WARNING fails."""
+    session.install('-r', 'tests/publish/requirements.txt', 'pytest')
+    dist = os.path.join(ROOT, 'build', 'publish')
+    subprocess.run(['rm', '-rf', dist], check=True)
+    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, stage(session, 'publish'))
+    (tarball,) = glob.glob(f'{dist}/uptime-monitoring-*.tar.gz')
+    with session.chdir(dist):
+        log = session.run('python', '-m', 'galaxy_importer.main', tarball, silent=True,
+                          env={'GALAXY_IMPORTER_CONFIG': f'{ROOT}/tests/publish/galaxy-importer.cfg'})
+    print(log)
+    if re.search(r'^(ERROR|WARNING)', log, re.M):
+        session.error('galaxy-importer reported the ERROR or WARNING lines above')
+    session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', '-q', 'tests/publish', env={'UPTIME_TARBALL': tarball})
+
+
+@nox.session(python=LINES[OLDEST])
+def lint(session):
+    """ansible-lint, production profile (.ansible-lint), on every file git sees."""
+    session.install(*DEV)
+    session.run('ansible-lint', env={'ANSIBLE_COLLECTIONS_PATH': collections_path(session, 'lint')})
+
+
+@nox.session(python=LINES[OLDEST])
+def docs(session):
+    """docs/reference/ and CHANGELOG.rst as antsibull-docs and antsibull-changelog make them (`-- write` rewrites
+    them), and lint of the module docs and the changelog fragments."""
+    session.install(*DEV)
+    staged = stage(session, 'docs')
+    reference = os.path.join(staged, 'docs', 'reference')
+    subprocess.run(['rm', '-rf', reference], check=True)
+    os.makedirs(reference)
+    session.run('antsibull-docs', 'collection', '--use-current', '--squash-hierarchy', '--fail-on-error',
+                '--no-add-antsibull-docs-version', '--dest-dir', reference, 'uptime.monitoring', silent=True,
+                env={'ANSIBLE_COLLECTIONS_PATH': staged.rsplit('/ansible_collections/', 1)[0]})
+    with open(os.path.join(ROOT, 'galaxy.yml'), encoding='utf-8') as handle:
+        version = re.search(r'^version: *(\S+)', handle.read(), re.M).group(1)
+    with session.chdir(staged):
+        released = f'\n  {version}:' in open('changelogs/changelog.yaml', encoding='utf-8').read()
+        # Until the version of galaxy.yml is released, CHANGELOG.rst previews it with the fragments.
+        command = ['generate'] if released else ['release', '--version', version, '--date', '1970-01-01']
+        session.run('antsibull-changelog', *command, silent=True)
+    if session.posargs == ['write']:
+        for path in ('docs/reference', 'CHANGELOG.rst'):
+            subprocess.run(['rm', '-rf', path], check=True, cwd=ROOT)
+            subprocess.run(['cp', '-R', os.path.join(staged, path), path], check=True, cwd=ROOT)
+        return
+    for path in ('docs/reference', 'CHANGELOG.rst'):
+        if subprocess.run(['diff', '-ru', path, os.path.join(staged, path)], cwd=ROOT, check=False).returncode:
+            session.error(f'{path} is out of date (diff above): run `nox -s docs -- write` and commit the result')
+    session.run('antsibull-docs', 'lint-collection-docs', '--plugin-docs', staged)
+    session.run('antsibull-changelog', 'lint')
+    session.run('antsibull-changelog', 'lint-changelog-yaml', 'changelogs/changelog.yaml')
+
+
+def pytest_session(name, paths, doc, parallel=True):
+    def run(session):
+        session.install(*DEV)
+        session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', *paths, *session.posargs,
+                    env={'UPTIME_COLLECTIONS': collections_path(session, name)})
+
+    run.__doc__ = doc
+    nox.session(name=name, python=LINES[OLDEST], allow_parallel=parallel)(run)
+
+
+pytest_session('ecosystem', ['-n', '2', 'tests/ecosystem'], 'The playbooks, every example of the modules, README.md '
+               'and docs/, the inventory plugin, AWX and execution-environment files, against the emulator')
+pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)',
+               parallel=False)
+
+
+@nox.session(python=LINES[OLDEST], allow_parallel=False, requires=[f'integration-{OLDEST}'])
+def reliability(session):
+    """Faults, lost answers, bad input, concurrency and the rate limit; regenerates docs/reliability.md, with the
+    secrets scan of integration-2.19, and fails when its verdicts differ from the committed copy."""
+    session.install(*DEV)
+    session.run('python', 'tests/reliability/run.py', env={'UPTIME_COLLECTIONS': collections_path(session, 'reliability')})
+
+
+@nox.session(python=LINES[OLDEST], allow_parallel=False)
+def benchmark(session):
+    """A small run of the benchmarks (tests/benchmark): request counts checked, times printed
+    (`-- run.py ARGS` or `-- events.py ARGS` runs one as given)."""
+    session.install(*DEV)
+    if session.posargs:
+        session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])
+        return
+    session.run('python', 'tests/benchmark/run.py', '--n', '10', '--collections-path', collections_path(session, 'benchmark'))
+    session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
+
+
+@nox.session(python=LINES[OLDEST])
+def molecule(session):
+    """The Molecule scenarios of extensions/molecule, on localhost against the emulator."""
+    session.install(*DEV)
+    session.run('molecule', 'test', '--all', env={'ANSIBLE_COLLECTIONS_PATH': collections_path(session, 'molecule')})
+
+
+@nox.session(python=LINES[OLDEST], default=False)
+def demo(session):
+    """The main job: playbooks/demo.yml against the emulator, with the collection built and installed
+    (`-- --serve` keeps the emulator running instead; other arguments go to ansible-playbook)."""
+    session.install('-r', 'tests/requirements-demo.txt')
+    session.run('python', 'tests/emulator/demo.py', *session.posargs)
