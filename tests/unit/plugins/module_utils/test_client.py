@@ -249,7 +249,8 @@ def scripted():
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ScriptedHandler)
     ScriptedHandler.answers = []
     ScriptedHandler.seen = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits for the loop's next poll (0.5 s by default) after every test.
+    thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True)
     thread.start()
     yield 'http://127.0.0.1:%d' % server.server_address[1], ScriptedHandler
     server.shutdown()
