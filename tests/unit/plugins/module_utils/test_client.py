@@ -188,7 +188,8 @@ def test_timeout_then_success(emulator):
 
 
 def test_timeout_message(emulator):
-    emulator.fault('delay', count=3, seconds=2, method='GET')
+    # The delay is a floor: a second against a 0.5 s timeout always times out, and the stragglers end sooner.
+    emulator.fault('delay', count=2, seconds=1, method='GET')
     client, dummy = make_client(emulator.url, timeout=0.5, retries=1)
     with pytest.raises(UptimeApiError) as caught:
         client.get('/api/v1/monitors')
