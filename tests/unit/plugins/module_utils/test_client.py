@@ -312,22 +312,6 @@ def test_a_malformed_url_fails_at_once():
     assert sleep.waits == [] and not caught.value.ambiguous
 
 
-def test_verify_setting_wins_over_the_environment_bundle(scripted, monkeypatch):
-    url, handler = scripted
-    handler.answers = [(200, {}, {'data': []})]
-    monkeypatch.setenv('REQUESTS_CA_BUNDLE', '/nonexistent/bundle.pem')
-    client, dummy = make_client(url, validate_certs=False)
-    seen = {}
-    original = client.session.request
-
-    def spy(*args, **kwargs):
-        seen.update(kwargs)
-        return original(*args, **kwargs)
-    monkeypatch.setattr(client.session, 'request', spy)
-    client.get('/api/v1/monitors')
-    assert seen['verify'] is False
-
-
 def test_paging_stops_on_a_repeated_page(scripted):
     url, handler = scripted
     looping = {'data': [{'id': 1}], 'links': {'next': url + '/api/v1/monitors?page=2'}}
