@@ -124,6 +124,7 @@ def headline(groups):
     races = [key for key in concurrency if key.startswith('race|')]
     rate = groups['rate_limit'][0] if groups['rate_limit'] else {}
     lost = groups['lost_answers']
+    lost_posts = lost_post_cells(matrix)
     transport = groups['transport']
     return [
         ['Fault matrix', '%d cells: %d recovered, %d failed with a clear message and no change, %d failed saying '
@@ -132,12 +133,15 @@ def headline(groups):
                              counts.get('failed, may be applied', 0), counts.get('failed, write reported', 0), len(bad),
                              ' (%s)' % counted(collections.Counter('%s%s' % (row['outcome'], issue_note(row))
                                                                    for row in bad)) if bad else '')],
-        ['Transport security', '%d clients x %d cases against the HTTPS emulator: %d as required, %d with a defect' % (
-            len({row['client'] for row in transport}), len({row['case'] for row in transport}),
-            len([row for row in transport if not row['problems']]),
-            len([row for row in transport if row['problems']]))],
-        ['Lost POST answers', '%d scenarios, %d without a duplicate' % (
-            len(lost), len([row for row in lost if row.get('duplicate') is False]))],
+        ['Transport security', '%d clients, %d cases, %d pairs against the HTTPS emulator: %d as required, '
+                               '%d with a defect' % (
+                                   len({row['client'] for row in transport}), len({row['case'] for row in transport}),
+                                   len(transport), len([row for row in transport if not row['problems']]),
+                                   len([row for row in transport if row['problems']]))],
+        ['Lost POST answers', '%d scenarios, %d without a duplicate; and %d lost POST answers in the fault matrix, '
+                              '%d without a duplicate' % (
+                                  len(lost), len([row for row in lost if row.get('duplicate') is False]),
+                                  len(lost_posts), len([row for row in lost_posts if not row.get('problems')]))],
         ['Bad input', '%d invalid inputs across five modules: %d rejected with a message naming the field and no '
                       'request it could avoid%s' % (
                           len(bad_input), len(rejected),
@@ -154,6 +158,11 @@ def headline(groups):
         ['Rate limit', '%s monitor changes at %s requests a minute: %s failed' % (
             rate.get('changes'), rate.get('per_minute'), rate.get('failed_tasks'))],
     ]
+
+
+def lost_post_cells(matrix):
+    """The cells of the fault matrix whose POST was processed and its answer lost."""
+    return [row for row in matrix if row['variant'] == 'answer lost' and row['operation'] == 'create']
 
 
 def transport_section(rows):
@@ -182,6 +191,10 @@ reached the service (no request body was sent). The environment bundles (`REQUES
 `CURL_CA_BUNDLE`, `SSL_CERT_FILE`) name an unrelated CA: they must not override `ca_path` or
 `validate_certs: false`. The redirects (302 from the service) point to a second local server that records
 what it receives: it received nothing, so the `Authorization` header never went there.
+
+The module run by `ansible-playbook` adds to the same module run in-process only how Ansible shows its
+result, which is the same whatever the case: it runs one case of each kind (a success, a success with a
+warning, a failure), **n/a** in the other rows.
 
 ''' + table(['case'] + clients, [[case] + [cell(cells.get((client, case))) for client in clients] for case in cases])
 
@@ -239,11 +252,15 @@ and never send a second POST for a record the first run created. The slow answer
 own backoff is divided by 10 to keep the matrix quick (waits the service asks for, `Retry-After`, are
 kept).
 
+A write that recovered must say `changed`, and the run after a cell that recovered must change nothing.
+A POST whose answer was lost must be sent once: the module reads the record back instead of posting again.
+
 The last three columns run against the emulator serving HTTPS with a test CA (`ca_path` set to it):
 the connection that would carry the operation has its handshake refused with a TLS alert, or meets an
 expired certificate, or a certificate for another host name. The handshake comes before the request,
-so nothing reaches the service: these are never retried, and the message names the problem and the
-option that solves it.
+so nothing reaches the service: these are never retried (a cell fails when the operation reaches the
+service after the failed handshake), and the message names the problem and the option that solves it.
+A fault that persists would meet that single attempt again, so these columns run as sent only.
 
 ''' + matrix_sections(matrix))
 
@@ -251,7 +268,11 @@ option that solves it.
 
     parts.append('## Lost POST answers\n\nThe service stored the record, the answer never arrived. The module '
                  'reads the record back by its natural key (a monitor by name, an incident by monitor and start '
-                 'time) instead of posting again, and the next run posts nothing.\n\n' + table(
+                 'time) instead of posting again, and the next run posts nothing. One lost answer to the POST of '
+                 'each module, whatever replaced it, is a cell of the fault matrix\'s "answer lost" row (%d cells: %s); '
+                 'here are the cases it has no cell for.\n\n' % (
+                     len(lost_post_cells(matrix)), ', '.join(sorted({row['module'] for row in lost_post_cells(matrix)})))
+                 + table(
                      ['module', 'lost answer', 'outcome'],
                      [[row['module'], row['answer'], row['outcome']] for row in lost]))
 

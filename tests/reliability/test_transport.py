@@ -2,9 +2,10 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Transport security: every client (transport_clients.CLIENTS) against a real HTTPS emulator.
 
-Every client gets every case: an unknown CA, ``ca_path``, ``validate_certs: false``, the environment's
-CA bundles, an unencrypted address that leaves the machine, an expired certificate, a certificate for
-another host name, a refused handshake, and redirects to another host and to ``http://``. A case says
+Every client gets every case (a client that runs a subset names it: transport_clients.py): an unknown
+CA, ``ca_path``, ``validate_certs: false``, the environment's CA bundles, an unencrypted address that
+leaves the machine, an expired certificate, a certificate for another host name, a refused handshake,
+and redirects to another host and to ``http://``. A case says
 whether the client must succeed or fail, what the one failure line must name, which warning must be
 shown (and that no other transport warning is), and whether any request may reach the service. The
 redirects point at a second local server that records what it receives: it must receive nothing.
@@ -110,8 +111,16 @@ def fill(value, names):
     return value.format(**names) if isinstance(value, str) else value
 
 
-@pytest.mark.parametrize('case', CASES, ids=[case.name for case in CASES])
-@pytest.mark.parametrize('client', CLIENTS, ids=[client.name for client in CLIENTS])
+def client_cases():
+    names = {case.name for case in CASES}
+    for client in CLIENTS:
+        assert set(getattr(client, 'cases', None) or ()) <= names, client.cases
+        for case in CASES:
+            if getattr(client, 'cases', None) is None or case.name in client.cases:
+                yield pytest.param(client, case, id='%s-%s' % (client.name, case.name))
+
+
+@pytest.mark.parametrize('client, case', list(client_cases()))
 def test_transport(client, case, tls_emulator, remote_http_emulator, recorders):
     emulator = remote_http_emulator if case.target == 'remote http' else tls_emulator
     if case.target == 'remote http':

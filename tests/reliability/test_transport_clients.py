@@ -1,51 +1,66 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""How the transport tests read the output of Ansible's command lines (transport_clients.read_ansible_output)."""
+"""How the transport tests read the output of Ansible's command lines (transport_clients.read_ansible_output),
+and drive an event source."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-
 import pytest
 
-from reliability_support import ansible_playbook, playbook_env
 from transport_clients import EventSourceClient, read_ansible_output
 
-FAILING_PLAYBOOK = """
-- hosts: localhost
-  gather_facts: false
-  connection: local
-  tasks:
-    - ansible.builtin.debug:
-        msg: before
-    - ansible.builtin.fail:
-        msg: the one line of the failure
+# What ansible-core 2.19 prints (COLUMNS=1000, no colour) for a playbook whose task fails, and for an
+# inventory source whose plugin raises. The real commands run in test_transport.py (the ansible-playbook and
+# ansible-inventory clients), whose failure cases read the same lines from a live run.
+FAILED_PLAYBOOK_OUTPUT = """
+PLAY [localhost] ***************************************************************
+
+TASK [ansible.builtin.debug] ***************************************************
+ok: [localhost] => {
+    "msg": "before"
+}
+
+TASK [ansible.builtin.fail] ****************************************************
+[ERROR]: Task failed: Action failed: the one line of the failure
+Origin: /tmp/playbook.yml:7:7
+
+5     - ansible.builtin.debug:
+6         msg: before
+7     - ansible.builtin.fail:
+        ^ column 7
+
+fatal: [localhost]: FAILED! => {"changed": false, "msg": "the one line of the failure"}
+
+PLAY RECAP *********************************************************************
+localhost                  : ok=1    changed=0    unreachable=0    failed=1    skipped=0    rescued=0    ignored=0
 """
 
+FAILED_INVENTORY_OUTPUT = """[WARNING]: Failed to parse inventory with 'ansible_collections.ansible.builtin.plugins.inventory.generator' \
+plugin: '_AnsibleTaggedInt' object has no attribute 'values'
 
-def test_a_failed_task_gives_its_msg(tmp_path):
-    playbook = tmp_path / 'playbook.yml'
-    playbook.write_text(FAILING_PLAYBOOK)
-    done = subprocess.run([ansible_playbook(), '-i', 'localhost,', str(playbook)],
-                          env=playbook_env({'COLUMNS': '1000'}), capture_output=True, text=True, check=False,
-                          timeout=120)
-    outcome = read_ansible_output(done.returncode, done.stdout + done.stderr)
+Failed to parse inventory with 'ansible_collections.ansible.builtin.plugins.inventory.generator' plugin.
+
+<<< caused by >>>
+
+'_AnsibleTaggedInt' object has no attribute 'values'
+Origin: <inventory plugin 'ansible_collections.ansible.builtin.plugins.inventory.generator' with source \
+'/tmp/hosts.generator.yml'>
+
+[WARNING]: Unable to parse /tmp/hosts.generator.yml as an inventory source
+[ERROR]: No inventory was parsed, please check your configuration and options.
+"""  # a line that ends in a backslash goes on in the next one, as Ansible printed it
+
+
+def test_a_failed_task_gives_its_msg():
+    outcome = read_ansible_output(2, FAILED_PLAYBOOK_OUTPUT)
     assert outcome.failed and outcome.msg == 'the one line of the failure' and outcome.crash is None
 
 
-def test_an_inventory_source_that_fails_gives_the_plugins_message(tmp_path):
+def test_an_inventory_source_that_fails_gives_the_plugins_message():
     """What ansible-inventory prints when a plugin raises: its message, not a warning."""
-    source = tmp_path / 'hosts.generator.yml'
-    source.write_text('plugin: ansible.builtin.generator\nhosts:\n  name: "{{ nope }}"\nlayers: 3\n')
-    env = playbook_env({'COLUMNS': '1000', 'ANSIBLE_INVENTORY_UNPARSED_FAILED': '1',
-                        'ANSIBLE_INVENTORY_ENABLED': 'ansible.builtin.generator'})
-    command = os.path.join(os.path.dirname(ansible_playbook()), 'ansible-inventory')
-    done = subprocess.run([command, '-i', str(source), '--list'], env=env, capture_output=True, text=True,
-                          check=False, timeout=120)
-    outcome = read_ansible_output(done.returncode, done.stdout + done.stderr)
-    # layers must be a list of dicts: the plugin's own error, not ansible-inventory's closing one.
-    assert outcome.failed and outcome.msg and 'No inventory was parsed' not in outcome.msg
+    outcome = read_ansible_output(1, FAILED_INVENTORY_OUTPUT)
+    # The plugin's own error, not ansible-inventory's closing one.
+    assert outcome.failed and outcome.msg == "'_AnsibleTaggedInt' object has no attribute 'values'"
     assert not [warning for warning in outcome.warnings if 'Failed to parse' in warning]
 
 

@@ -2,8 +2,8 @@
 
 A client is anything that takes the connection options and talks to the service: each module run
 in-process, and one module run by ``ansible-playbook`` (what a user sees: Ansible's own warning and
-failure lines). Every client gets the same transport cases; a client only says how it is run and
-how its outcome is read.
+failure lines). Every client gets the same transport cases (or a subset it names); a client only says
+how it is run and how its outcome is read.
 
 Adding a client is one entry in CLIENTS. Besides the modules there are:
 
@@ -18,7 +18,7 @@ Adding a client is one entry in CLIENTS. Besides the modules there are:
   level WARNING are its warnings.
 
 ``run(connection, env)`` returns an ``Outcome``: failed, the failure message (one line expected),
-the warnings shown, and any traceback.
+the warnings shown, and any traceback. A client's ``cases`` (None: all) names the transport cases it runs.
 """
 
 from __future__ import annotations
@@ -123,12 +123,13 @@ class CommandClient:
     that directory. A failure is the ``msg`` of a ``FAILED! =>`` result, or else the first ``[ERROR]`` line.
     """
 
-    def __init__(self, name, files, command, env=None, timeout=120):
+    def __init__(self, name, files, command, env=None, timeout=120, cases=None):
         self.name = name
         self.files = files
         self.command = command
         self.env = env or {}
         self.timeout = timeout
+        self.cases = cases
 
     def run(self, connection, env):
         with tempfile.TemporaryDirectory(prefix='uptime-transport-') as directory:
@@ -254,10 +255,14 @@ CLIENTS = [
     ModuleClient('incident', incident.main, {'monitor': 'web', 'started_at': '2026-01-05T10:00:00', 'cause': 'db'}),
     ModuleClient('incident_info', incident_info.main, {}),
     ModuleClient('monitors', monitors.main, {'config': [dict(MONITOR_ARGS, interval=300)], 'workers': 1}),
+    # What ansible-playbook adds to the in-process monitor_info above is how Ansible shows a module's result: a
+    # success, a module warning, a failure line. That is the same for every case, so it runs one of each (the case
+    # itself is proven in-process); an inventory plugin and an event source have no in-process form, so they run all.
     CommandClient('monitor_info through ansible-playbook',
                   one_task_playbook('uptime.monitoring.monitor_info', {'name': 'web'}),
                   [ansible_playbook(), '-i', 'localhost,', '-e', 'ansible_python_interpreter=%s' % sys.executable,
-                   '{dir}/playbook.yml']),
+                   '{dir}/playbook.yml'],
+                  cases=('unknown CA', 'ca_path to the CA', 'validate_certs: false')),
     CommandClient('monitors inventory plugin', inventory_files,
                   [os.path.join(os.path.dirname(ansible_playbook()), 'ansible-inventory'), '-i',
                    '{dir}/production.uptime.yml', '--list'],

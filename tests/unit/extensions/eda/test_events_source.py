@@ -247,7 +247,8 @@ class Scripted(http.server.BaseHTTPRequestHandler):
 def scripted():
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Scripted)
     server.answers, server.requests = [], []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # A short poll interval: shutdown() waits for the loop's next poll (0.5 s by default) after every test.
+    thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True)
     thread.start()
     server.url = 'http://127.0.0.1:%d' % server.server_address[1]
     yield server

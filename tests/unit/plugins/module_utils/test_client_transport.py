@@ -227,7 +227,7 @@ def test_a_redirect_never_carries_the_key_elsewhere(pki, target):
     other = RecordingServer(tls_directory=pki['dir'] if target == 'other host' else None, host='127.0.0.1')
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Redirecting)
     Redirecting.location = other.url.replace('127.0.0.1', 'localhost') + '/api/v1/monitors'
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
     try:
         client, dummy = client_for('http://127.0.0.1:%d' % server.server_address[1], ca_path=pki['ca'])
         for call in (lambda c: c.get('/api/v1/monitors'), lambda c: c.create('/api/v1/monitors', {'name': 'x'})):
@@ -311,7 +311,7 @@ def test_a_service_restarting_for_a_few_seconds_is_ridden_out(down_for):
         if fake.now - start >= down_for and not getattr(server, 'listening', False):
             server.server_activate()
             server.listening = True
-            threading.Thread(target=server.serve_forever, daemon=True).start()
+            threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
 
     client = UptimeClient('http://127.0.0.1:%d' % server.server_address[1], KEY, sleep=sleep, clock=fake.clock)
     try:
