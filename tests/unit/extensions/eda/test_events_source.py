@@ -1034,7 +1034,9 @@ class Collector:
         self.events.append(event)
 
 
-async def wait_for(predicate, timeout=15.0):
+async def wait_for(predicate, timeout=60.0):
+    """Waits until predicate() holds. The deadline only bounds a failing test: on a loaded machine a poll whose
+    requests the client retries (real backoff) can take many seconds."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not predicate():
         assert asyncio.get_running_loop().time() < deadline, 'timed out'
