@@ -292,6 +292,12 @@ class Emulator:
         return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved,
                                                'prefix': prefix})
 
+    def records(self, monitors=(), incidents=(), api_key=None):
+        """Create ``monitors``, then ``incidents`` (JSON objects with the API's fields; an incident may name its
+        monitor by ``monitor``), by the API's rules but not logged.  Returns ``{"monitors": [ids], "incidents": [ids]}``."""
+        key = self.api_keys[0] if api_key is None else api_key
+        return self._control('POST', '/records', {'api_key': key, 'monitors': list(monitors), 'incidents': list(incidents)})
+
     def timezone(self, timezone, api_key=PRIMARY_KEY):
         """Set the account's time zone (an IANA name; None is the instance default, UTC); a reset restores the zone the
         emulator was started with (``--timezone``)."""

@@ -625,6 +625,12 @@ class Handler(BaseHTTPRequestHandler):
                     return Response.json(400, {'error': 'unknown api_key'})
                 return Response.json(200, emulator.store.seed(account['id'], payload.get('monitors'), payload.get('offline', 0),
                                                               payload.get('resolved', 0), payload.get('prefix', 'seed')))
+            if action == ('POST', '/records'):
+                account = emulator.store.account_for_key(payload.get('api_key'))
+                if account is None:
+                    return Response.json(400, {'error': 'unknown api_key'})
+                return Response.json(200, emulator.store.add_records(account['id'], payload.get('monitors', []),
+                                                                     payload.get('incidents', [])))
             if action == ('POST', '/account'):
                 if emulator.store.account_for_key(payload.get('api_key')) is None:
                     return Response.json(400, {'error': 'unknown api_key'})

@@ -19,7 +19,7 @@ import re
 import sqlite3
 import threading
 import zoneinfo
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 INTERVALS = (60, 180, 300, 600, 900, 1800, 3600)
 ALERT_DAYS = (0, 1, 2, 3, 7, 14, 30, 60)
@@ -200,6 +200,23 @@ def decode_form(body):
                     target[part] = {}
                 target = target[part]
     return data
+
+
+def form_of(values):
+    """The decoded form a client sends for a JSON object (see ``Store.add_records``)."""
+    pairs = []
+    for key, value in values.items():
+        if isinstance(value, list):
+            if not value:
+                pairs.append((key, ''))
+            for index, item in enumerate(value):
+                for part in ('key', 'value'):
+                    pairs.append(('%s[%d][%s]' % (key, index, part), str((item or {}).get(part, ''))))
+        elif isinstance(value, bool):
+            pairs.append((key, '1' if value else '0'))
+        else:
+            pairs.append((key, '' if value is None else str(value)))
+    return decode_form(urlencode(pairs))
 
 
 def is_truthy(value):
@@ -487,6 +504,39 @@ class Store:
             # started_at alone: monitor_status_changed only fires on an update of status.
             self.db.executemany('UPDATE monitors SET started_at = ? WHERE id = ?', starts)
             return dict(counts, first_id=first_id, last_id=last_id)
+
+    def add_records(self, account_id, monitors=(), incidents=()):
+        """Create ``monitors``, then ``incidents``, one by one as ``POST /api/v1/monitors`` and ``/api/v1/incidents``
+        would (same rules, same numbering, times in the account's zone), for tests that need records with given
+        values but do not test how they are made.
+
+        Entries are JSON objects: numbers and booleans are sent as the form would send them (``1``/``0``), lists of
+        ``{key, value}`` as ``alerts[0][key]``..., null and ``""`` as empty values.  An incident names its monitor by
+        ``monitor_id`` or by ``monitor`` (the name).  Stops at the first refused entry with a ValueError naming it and
+        the fields (the entries before it stay).  Returns ``{"monitors": [ids], "incidents": [ids]}``.
+        """
+        if not isinstance(monitors, list) or not isinstance(incidents, list):
+            raise ValueError('monitors and incidents must be lists')
+        created = {'monitors': [], 'incidents': []}
+        for kind, entries in (('monitors', monitors), ('incidents', incidents)):
+            for index, entry in enumerate(entries):
+                if not isinstance(entry, dict):
+                    raise ValueError('%s[%d] must be an object' % (kind, index))
+                entry = dict(entry)
+                if kind == 'incidents' and 'monitor' in entry:
+                    name = entry.pop('monitor')
+                    with self.lock:
+                        row = self.db.execute('SELECT id FROM monitors WHERE account_id = ? AND name = ?',
+                                              (account_id, name)).fetchone()
+                    if row is None:
+                        raise ValueError('%s[%d]: no monitor is named %r' % (kind, index, name))
+                    entry['monitor_id'] = row['id']
+                create = self.create_monitor if kind == 'monitors' else self.create_incident
+                try:
+                    created[kind].append(create(account_id, form_of(entry))['id'])
+                except ValidationError as exc:
+                    raise ValueError('%s[%d]: %s' % (kind, index, json.dumps(exc.messages, sort_keys=True))) from None
+        return created
 
     def set_status_page(self, account_id, page_id, monitor_ids):
         """Make ``monitor_ids`` (of the account) the monitors of status page ``page_id``."""

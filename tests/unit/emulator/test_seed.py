@@ -155,3 +155,47 @@ def test_bad_input_is_a_400_that_names_the_field_and_seeds_nothing(emulator, pay
 
 def test_an_unknown_key_is_a_400(emulator):
     assert post_seed(emulator, {'api_key': 'nobody', 'monitors': 1}) == (400, {'error': 'unknown api_key'})
+
+
+# -- POST /_emulator/records: given records, made by the API's rules ---------------------------------------------
+
+def test_records_are_made_as_the_api_makes_them_and_not_logged(emulator):
+    emulator.timezone('America/New_York')
+    made = emulator.records(
+        monitors=[{'name': 'alpha', 'url': 'https://alpha.example.com', 'interval': 300, 'request_method': 'GET',
+                   'alert_condition': 'url_unavailable', 'cache_buster': True, 'request_auth_username': 'robot',
+                   'request_auth_password': 'pw', 'alerts': [{'key': 'email', 'value': 'ops@example.com'}]},
+                  {'name': 'beta', 'url': 'https://beta.example.com', 'interval': 60, 'request_method': 'GET',
+                   'alert_condition': 'url_unavailable', 'alert_text_lookup': ''}],
+        incidents=[{'monitor': 'alpha', 'started_at': '2026-01-15T09:00:00', 'ended_at': '2026-01-15T10:00:00',
+                    'acknowledged_at': '2026-01-15T09:05:00', 'cause': 'done'},
+                   {'monitor_id': 2, 'started_at': '2026-01-16T09:00:00', 'cause': 'ongoing'}])
+    assert made == {'monitors': [1, 2], 'incidents': [1, 2]}
+    assert emulator.log() == []
+    alpha = emulator.api('GET', '/api/v1/monitors/1').json['data']
+    assert alpha['cache_buster'] == 1 and alpha['request_auth_password'] == 'pw' and alpha['status'] == 'pending'
+    assert alpha['alerts'] == [{'key': 'email', 'value': 'ops@example.com'}]
+    assert emulator.api('GET', '/api/v1/monitors/2').json['data']['status'] == 'offline'
+    resolved = emulator.api('GET', '/api/v1/incidents/1').json['data']
+    assert resolved['started_at'].startswith('2026-01-15T14:00:00') and resolved['acknowledged_at'].startswith('2026-01-15T14:05:00')
+    assert resolved['monitor']['name'] == 'alpha' and resolved['cause'] == 'done'
+
+
+@pytest.mark.parametrize('payload, error, kept', [
+    ({'monitors': [{'name': 'x', 'url': 'https://x.example.com', 'interval': 61, 'request_method': 'GET',
+                    'alert_condition': 'url_unavailable'}]}, 'monitors[0]: {"interval": ', 0),
+    ({'incidents': [{'monitor': 'nope', 'started_at': '2026-01-15T09:00:00'}]}, "incidents[0]: no monitor is named 'nope'", 0),
+    ({'incidents': [{'monitor_id': 1, 'started_at': '2026-01-15T09:00:00'},
+                    {'monitor_id': 1, 'started_at': '2026-01-16T09:00:00'}]}, 'incidents[1]: {"monitor_id": ', 1),
+    ({'monitors': {}}, 'monitors and incidents must be lists', 0),
+])
+def test_a_refused_record_is_a_400_naming_it_and_the_ones_before_stay(emulator, payload, error, kept):
+    emulator.seed(1)
+    request = urllib.request.Request(emulator.url + '/_emulator/records', method='POST',
+                                     data=json.dumps(dict(payload, api_key=PRIMARY_KEY)).encode('utf-8'))
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.build_opener(urllib.request.ProxyHandler({})).open(request, timeout=10)
+    with caught.value:
+        assert caught.value.code == 400
+        assert json.loads(caught.value.read().decode('utf-8'))['error'].startswith(error)
+    assert total(emulator, '/api/v1/monitors') == 1 and total(emulator, '/api/v1/incidents') == kept
