@@ -43,7 +43,6 @@ from docs_examples import (
 )
 from ecosystem_support import (
     BIN,
-    COLLECTIONS,
     PRIMARY_KEY,
     REPO_ROOT,
     STAGED,
@@ -712,13 +711,9 @@ def collection():
 
 
 @pytest.fixture(scope='session')
-def galaxy(tmp_path_factory, collection):  # pylint: disable=redefined-outer-name
+def galaxy(collection_tarball, collection):  # pylint: disable=redefined-outer-name
     """A Galaxy server holding the collection, built once from the staged copy as `build` builds it."""
-    output = tmp_path_factory.mktemp('galaxy')
-    subprocess.run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--output-path', str(output), STAGED],
-                   check=True, capture_output=True, timeout=300, env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS))
-    (tarball,) = output.glob('*.tar.gz')
-    server = GalaxyServer(collection['namespace'], collection['name'], collection['version'], str(tarball))
+    server = GalaxyServer(collection['namespace'], collection['name'], collection['version'], collection_tarball)
     yield server
     server.stop()
 
