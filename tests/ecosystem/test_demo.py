@@ -1,6 +1,6 @@
 """The main job's own environment (``./scripts/bootstrap.sh demo``: ``.venv-demo``) and its playground
 (``./scripts/demo.sh --serve``), run as a newcomer runs them: the scripts make the virtualenv, the playground prints the
-lines to paste, and what it prints is pasted into a shell.
+lines to paste, and what it prints is pasted into a shell (the demo playbook among them: kept, run again, removed).
 
 The tests share ``.venv-demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
 """
@@ -19,13 +19,15 @@ import time
 
 import pytest
 
-from ecosystem_support import REPO_ROOT, Emulator
+from ecosystem_support import REPO_ROOT, Emulator, PlaybookRun, assert_changed_nothing
 from emulator.demo import DEMO_KEY, SECOND_KEY, SECOND_ZONE
 
 DEMO_SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'demo.sh')
 DEMO_PYTHON = os.path.join(REPO_ROOT, '.venv-demo', 'bin', 'python')
 # What a fresh .venv-demo may hold at most, pip and setuptools included.
 MOST_PACKAGES = 25
+# A comment with a note appended by comment_mode append: the earlier comment, then the note after a UTC time stamp.
+APPENDED = re.compile(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', re.DOTALL)
 
 
 @pytest.fixture(autouse=True)
@@ -37,8 +39,8 @@ def demo_lock():
         yield
 
 
-def test_demo_virtualenv_holds_what_the_main_job_needs_only():
-    subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'bootstrap.sh'), 'demo'], check=True)
+def assert_demo_virtualenv_holds_what_the_main_job_needs_only():
+    """.venv-demo as ``./scripts/bootstrap.sh demo`` made it (scripts/demo.sh runs that first)."""
     listed = subprocess.run([DEMO_PYTHON, '-m', 'pip', 'list', '--format', 'json', '--disable-pip-version-check'],
                             check=True, stdout=subprocess.PIPE, text=True).stdout
     packages = {package['name'].lower(): package['version'] for package in json.loads(listed)}
@@ -140,6 +142,24 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
              for key in (DEMO_KEY, SECOND_KEY)}
     assert names == {DEMO_KEY: ['demo-api', 'demo-blog', 'demo-shop'], SECOND_KEY: []}
     assert zones(emulator) == {DEMO_KEY: 'Europe/Paris', SECOND_KEY: SECOND_ZONE}
+    assert_demo_virtualenv_holds_what_the_main_job_needs_only()
+
+    # The demo kept its monitors and its incident (demo_cleanup=false): run again, it changes nothing and writes
+    # nothing. Run as the second account's example runs it (demo_cleanup left to its default, true), it removes them
+    # and changes nothing else.
+    incidents = emulator.api('GET', '/api/v1/incidents').json['data']
+    assert [(incident['monitor']['name'], incident['status'], incident['cause']) for incident in incidents] == [
+        ('demo-shop', 'resolved', 'Checkout answers 502')]
+    assert APPENDED.fullmatch(incidents[0]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[0]
+    emulator.clear_log()
+    assert_changed_nothing(PlaybookRun(examples[1], 0, paste_and_run(paste, [examples[1]])))
+    assert emulator.writes() == []
+    assert emulator.api('GET', '/api/v1/incidents').json['data'] == incidents
+    default_run = examples[3].split(' ', 1)[1]
+    assert default_run == examples[1].replace(' -e demo_cleanup=false', '')
+    cleaned = PlaybookRun(default_run, 0, paste_and_run(paste, [default_run]))
+    assert cleaned.changed() == 1, cleaned  # only the task that removes the monitors
+    assert emulator.api('GET', '/api/v1/monitors').json['data'] == []
 
     # A reset keeps the zones of the command line (the second account's) and drops the others.
     paste_and_run(paste, ['python tests/emulator/control.py reset'])

@@ -576,25 +576,3 @@ def test_health_check_with_nothing_offline(ansible, emulator):
     run = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
     assert run.recap == {}
     assert 'skipping: no hosts matched' in run.output
-
-
-def test_demo_kept_then_run_again_changes_nothing(ansible, emulator):
-    """The demo as scripts/demo.sh runs it, with its monitors kept (demo_cleanup=false): a second run changes nothing.
-    By default it removes them at the end."""
-    first = ansible.playbook('uptime.monitoring.demo', '-e', 'demo_cleanup=false')
-    assert first.changed() > 0
-    monitors = monitors_by_name(emulator)
-    assert sorted(monitors) == ['demo-api', 'demo-blog', 'demo-shop']
-    incidents = records(emulator, '/api/v1/incidents')
-    assert [(incident['monitor']['name'], incident['status'], incident['cause']) for incident in incidents] == [
-        ('demo-shop', 'resolved', 'Checkout answers 502')]
-    assert APPENDED.fullmatch(incidents[0]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[0]
-
-    emulator.clear_log()
-    assert_changed_nothing(ansible.playbook('uptime.monitoring.demo', '-e', 'demo_cleanup=false'))
-    assert emulator.writes() == []
-    assert records(emulator, '/api/v1/incidents') == incidents
-
-    cleaned = ansible.playbook('uptime.monitoring.demo')
-    assert cleaned.changed() == 1, cleaned  # only the task that removes the monitors
-    assert monitors_by_name(emulator) == {}
