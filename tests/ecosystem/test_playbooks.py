@@ -373,7 +373,7 @@ def comparable(monitor):
     return view
 
 
-def test_export_then_import_into_another_account(ansible, emulator):
+def test_export_then_import_into_another_account_and_back(ansible, emulator):
     seed_account(emulator)
     os.mkdir(os.path.join(ansible.workdir, 'export'))
 
@@ -442,19 +442,15 @@ def test_export_then_import_into_another_account(ansible, emulator):
                                 api_key=OTHER_KEY)
     assert "monitor 'admin'" not in restored.output and "monitor 'shop' has no request_headers, alerts" in restored.output
 
-
-def test_import_overridden_names_the_secrets_it_cleared(ansible, emulator):
-    seed_account(emulator)
-    ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=account.yml')
-
-    # Into the same account, merged: the monitors keep what the export left out, and nothing is named.
-    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml',
+    # The export imported into the account it came from (untouched since), merged: the monitors keep what the export
+    # left out, and nothing is named.
+    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                               '-e', 'uptime_import_incidents=false')
     assert_changed_nothing(merged)
     assert 'left out of the export' not in merged.output
 
     # Overridden: the account holds exactly the export, the secrets it left out cleared, and named.
-    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml',
+    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                                   '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
     assert ("monitor 'admin' had request_auth_username, request_auth_password cleared (left out of the export): set "
             "them with uptime.monitoring.monitor") in overridden.output
