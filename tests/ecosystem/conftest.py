@@ -37,7 +37,8 @@ def pytest_sessionfinish(session):  # pylint: disable=unused-argument
 def emulator_server():
     """One emulator for the whole session (accounts PRIMARY_KEY and OTHER_KEY)."""
     if 'server' not in _shared:
-        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY))
+        # A generous wait for its READY line: on a loaded machine the start can take longer than the default.
+        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), timeout=120)
     return _shared['server']
 
 

@@ -59,7 +59,9 @@ from test_inventory import seed as seed_inventory_account
 # The key of no account: the runs of a block that sets its own api_key get it in UPTIME_API_KEY, so that they
 # succeed only with the key the block gives.
 NO_ACCOUNT_KEY = 'key-of-no-account'
-RULEBOOK_STARTUP = 60
+# How long ansible-rulebook (a JVM) may take to start and poll: a deadline, not a wait (on a loaded machine it can
+# take well over a minute).
+RULEBOOK_STARTUP = 240
 
 
 def incident_of(emulator, name):
