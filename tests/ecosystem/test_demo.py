@@ -2,7 +2,8 @@
 (``./scripts/demo.sh --serve``), run as a newcomer runs them: the scripts make the virtualenv, the playground prints the
 lines to paste, and what it prints is pasted into a shell (the demo playbook among them: kept, then run again).
 
-The tests share ``.venv-demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
+The playgrounds share ``.venv-demo`` and ``build/demo``: they run one after the other, in one test, so that no xdist
+worker sits idle waiting for another's; ``demo_lock`` still keeps any test of this file to one at a time.
 """
 
 from __future__ import annotations
@@ -88,12 +89,18 @@ class Playground:
 
 
 @pytest.fixture
-def playground():
-    started = Playground()
-    yield started
-    if started.process.poll() is None:
-        started.process.kill()
-        started.process.wait()
+def playgrounds():
+    """Starts a playground on each call; any still running at the end of the test is killed."""
+    started = []
+
+    def start():
+        started.append(Playground())
+        return started[-1]
+    yield start
+    for playground in started:
+        if playground.process.poll() is None:
+            playground.process.kill()
+            playground.process.wait()
 
 
 def paste_and_run(paste, commands):
@@ -120,7 +127,10 @@ def zones(emulator):
     return {key: emulator.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in emulator.api_keys}
 
 
-def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
+def test_playground_prints_what_to_paste_and_both_accounts_work(playgrounds):
+    """The playground as a newcomer uses it, stopped with Ctrl-C (SIGINT); then started again and stopped with SIGTERM.
+    One test, so that the other xdist worker never waits on demo_lock for a second one."""
+    playground = playgrounds()
     paste, examples = read_paste_and_examples(playground)
     exports = dict(re.fullmatch(r'export (\w+)=(.*)', line).groups() for line in paste if line.startswith('export '))
     assert set(exports) == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'ANSIBLE_COLLECTIONS_PATH', 'EMULATOR_URL', 'PATH'}
@@ -164,8 +174,8 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
     with pytest.raises(OSError):
         emulator.api('GET', '/api/v1/status', timeout=2)
 
-
-def test_playground_stops_on_sigterm(playground):
+    # Started again, it stops on SIGTERM too.
+    playground = playgrounds()
     paste = read_paste_and_examples(playground)[0]
     url = next(line.split('=', 1)[1] for line in paste if line.startswith('export UPTIME_API_URL='))
     emulator = Emulator(url, api_keys=(DEMO_KEY,))
