@@ -5,17 +5,19 @@ and the execution environment, run with ``ansible-playbook`` against the service
   ``scripts/stage-collection.sh``; ``./scripts/test.sh`` stages it before every section). When it is
   missing, it is staged here.
 * Fixtures: ``emulator`` (one emulator for the session, reset before each test, with the accounts
-  PRIMARY_KEY and OTHER_KEY) and ``ansible`` (runs ``ansible-playbook`` / ``ansible`` against it).
+  PRIMARY_KEY and OTHER_KEY), ``ansible`` (runs ``ansible-playbook`` / ``ansible`` against it) and
+  ``collection_tarball`` (the collection built once for the whole run, shared by the xdist workers).
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 
 import pytest
 
-from ecosystem_support import OTHER_KEY, PRIMARY_KEY, REPO_ROOT, STAGED, Ansible, Emulator
+from ecosystem_support import BIN, COLLECTIONS, OTHER_KEY, PRIMARY_KEY, REPO_ROOT, STAGED, Ansible, Emulator
 
 _shared = {}
 
@@ -35,7 +37,8 @@ def pytest_sessionfinish(session):  # pylint: disable=unused-argument
 def emulator_server():
     """One emulator for the whole session (accounts PRIMARY_KEY and OTHER_KEY)."""
     if 'server' not in _shared:
-        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY))
+        # A generous wait for its READY line: on a loaded machine the start can take longer than the default.
+        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), timeout=120)
     return _shared['server']
 
 
@@ -50,3 +53,24 @@ def emulator(emulator_server):  # pylint: disable=redefined-outer-name
 def ansible(emulator, tmp_path):  # pylint: disable=redefined-outer-name
     """Runs ansible-playbook in a temporary directory against the freshly reset emulator."""
     return Ansible(emulator, tmp_path)
+
+
+@pytest.fixture(scope='session')
+def collection_tarball(tmp_path_factory):
+    """The path of the collection's tarball, built from the staged copy as ``ansible-galaxy collection build`` builds
+    it, once for the whole run: the xdist workers share one (the first that needs it builds it, under a lock). Tests
+    read it and never change it."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get('PYTEST_XDIST_WORKER'):
+        root = root.parent  # the run's directory, above the workers' own
+    output = root / 'collection-tarball'
+    with open(str(root / 'collection-tarball.lock'), 'w', encoding='utf-8') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not output.is_dir():
+            building = root / 'collection-tarball.building'
+            subprocess.run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--force', '--output-path',
+                            str(building), STAGED], check=True, capture_output=True, timeout=300,
+                           env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS))
+            building.rename(output)
+    (tarball,) = output.glob('uptime-monitoring-*.tar.gz')
+    return str(tarball)

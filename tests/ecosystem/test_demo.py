@@ -1,8 +1,9 @@
 """The main job's own environment (the nox session ``demo``: ``.nox/demo``) and its playground
 (``./scripts/demo.sh --serve``), run as a newcomer runs them: the scripts make the virtualenv, the playground prints the
-lines to paste, and what it prints is pasted into a shell.
+lines to paste, and what it prints is pasted into a shell (the demo playbook among them: kept, then run again).
 
-The tests share ``.nox/demo`` and ``build/demo``: they run one at a time, whichever worker runs them (``demo_lock``).
+The playgrounds share ``.nox/demo`` and ``build/demo``: they run one after the other, in one test, so that no xdist
+worker sits idle waiting for another's; ``demo_lock`` still keeps any test of this file to one at a time.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ import time
 
 import pytest
 
-from ecosystem_support import REPO_ROOT, Emulator
+from ecosystem_support import REPO_ROOT, Emulator, PlaybookRun, assert_changed_nothing
 from emulator.demo import DEMO_KEY, SECOND_KEY, SECOND_ZONE
 
 DEMO_SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'demo.sh')
 DEMO_PYTHON = os.path.join(REPO_ROOT, '.nox', 'demo', 'bin', 'python')
 # What a fresh .nox/demo may hold at most.
 MOST_PACKAGES = 25
+# A comment with a note appended by comment_mode append: the earlier comment, then the note after a UTC time stamp.
+APPENDED = re.compile(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', re.DOTALL)
 
 
 @pytest.fixture(autouse=True)
@@ -37,9 +40,8 @@ def demo_lock():
         yield
 
 
-def test_demo_virtualenv_holds_what_the_main_job_needs_only():
-    subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '-j', '1', '-s', 'demo', '--install-only'], check=True,
-                   stdin=subprocess.DEVNULL)
+def assert_demo_virtualenv_holds_what_the_main_job_needs_only():
+    """.nox/demo as the session demo made it (scripts/demo.sh runs that session)."""
     listed = subprocess.run([DEMO_PYTHON, '-c', 'import importlib.metadata as m, json; '
                              'print(json.dumps({d.metadata["Name"].lower(): d.version for d in m.distributions()}))'],
                             check=True, stdout=subprocess.PIPE, text=True).stdout
@@ -88,12 +90,18 @@ class Playground:
 
 
 @pytest.fixture
-def playground():
-    started = Playground()
-    yield started
-    if started.process.poll() is None:
-        started.process.kill()
-        started.process.wait()
+def playgrounds():
+    """Starts a playground on each call; any still running at the end of the test is killed."""
+    started = []
+
+    def start():
+        started.append(Playground())
+        return started[-1]
+    yield start
+    for playground in started:
+        if playground.process.poll() is None:
+            playground.process.kill()
+            playground.process.wait()
 
 
 def paste_and_run(paste, commands):
@@ -120,7 +128,10 @@ def zones(emulator):
     return {key: emulator.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in emulator.api_keys}
 
 
-def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
+def test_playground_prints_what_to_paste_and_both_accounts_work(playgrounds):
+    """The playground as a newcomer uses it, stopped with Ctrl-C (SIGINT); then started again and stopped with SIGTERM.
+    One test, so that the other xdist worker never waits on demo_lock for a second one."""
+    playground = playgrounds()
     paste, examples = read_paste_and_examples(playground)
     exports = dict(re.fullmatch(r'export (\w+)=(.*)', line).groups() for line in paste if line.startswith('export '))
     assert set(exports) == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'ANSIBLE_COLLECTIONS_PATH', 'EMULATOR_URL', 'PATH'}
@@ -142,6 +153,18 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
              for key in (DEMO_KEY, SECOND_KEY)}
     assert names == {DEMO_KEY: ['demo-api', 'demo-blog', 'demo-shop'], SECOND_KEY: []}
     assert zones(emulator) == {DEMO_KEY: 'Europe/Paris', SECOND_KEY: SECOND_ZONE}
+    assert_demo_virtualenv_holds_what_the_main_job_needs_only()
+
+    # The demo kept its monitors and its incident (demo_cleanup=false): run again, it changes nothing and writes
+    # nothing. (By default it removes them: the second account's example above left no monitor.)
+    incidents = emulator.api('GET', '/api/v1/incidents').json['data']
+    assert [(incident['monitor']['name'], incident['status'], incident['cause']) for incident in incidents] == [
+        ('demo-shop', 'resolved', 'Checkout answers 502')]
+    assert APPENDED.fullmatch(incidents[0]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[0]
+    emulator.clear_log()
+    assert_changed_nothing(PlaybookRun(examples[1], 0, paste_and_run(paste, [examples[1]])))
+    assert emulator.writes() == []
+    assert emulator.api('GET', '/api/v1/incidents').json['data'] == incidents
 
     # A reset keeps the zones of the command line (the second account's) and drops the others.
     paste_and_run(paste, ['python tests/emulator/control.py reset'])
@@ -152,8 +175,8 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playground):
     with pytest.raises(OSError):
         emulator.api('GET', '/api/v1/status', timeout=2)
 
-
-def test_playground_stops_on_sigterm(playground):
+    # Started again, it stops on SIGTERM too.
+    playground = playgrounds()
     paste = read_paste_and_examples(playground)[0]
     url = next(line.split('=', 1)[1] for line in paste if line.startswith('export UPTIME_API_URL='))
     emulator = Emulator(url, api_keys=(DEMO_KEY,))

@@ -43,7 +43,6 @@ from docs_examples import (
 )
 from ecosystem_support import (
     BIN,
-    COLLECTIONS,
     PRIMARY_KEY,
     REPO_ROOT,
     STAGED,
@@ -60,7 +59,9 @@ from test_inventory import seed as seed_inventory_account
 # The key of no account: the runs of a block that sets its own api_key get it in UPTIME_API_KEY, so that they
 # succeed only with the key the block gives.
 NO_ACCOUNT_KEY = 'key-of-no-account'
-RULEBOOK_STARTUP = 60
+# How long ansible-rulebook (a JVM) may take to start and poll: a deadline, not a wait (on a loaded machine it can
+# take well over a minute).
+RULEBOOK_STARTUP = 240
 
 
 def incident_of(emulator, name):
@@ -723,13 +724,9 @@ def collection():
 
 
 @pytest.fixture(scope='session')
-def galaxy(tmp_path_factory, collection):  # pylint: disable=redefined-outer-name
+def galaxy(collection_tarball, collection):  # pylint: disable=redefined-outer-name
     """A Galaxy server holding the collection, built once from the staged copy as `build` builds it."""
-    output = tmp_path_factory.mktemp('galaxy')
-    subprocess.run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--output-path', str(output), STAGED],
-                   check=True, capture_output=True, timeout=300, env=dict(os.environ, ANSIBLE_COLLECTIONS_PATH=COLLECTIONS))
-    (tarball,) = output.glob('*.tar.gz')
-    server = GalaxyServer(collection['namespace'], collection['name'], collection['version'], str(tarball))
+    server = GalaxyServer(collection['namespace'], collection['name'], collection['version'], collection_tarball)
     yield server
     server.stop()
 

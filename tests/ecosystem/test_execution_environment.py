@@ -5,14 +5,13 @@ engine needed)."""
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import subprocess
 
 import yaml
 
-from ecosystem_support import BIN, REPO_ROOT, STAGED
+from ecosystem_support import BIN, REPO_ROOT
 
 EE_META = os.path.join(REPO_ROOT, 'meta', 'execution-environment.yml')
 EE_DEFINITION = os.path.join(REPO_ROOT, 'extras', 'execution-environment', 'execution-environment.yml')
@@ -43,12 +42,12 @@ def test_collection_dependency_file():
         assert os.path.isfile(os.path.join(REPO_ROOT, path)), path
 
 
-def test_builder_finds_the_python_requirements_in_the_built_collection(tmp_path):
-    """Build the tarball, install it, and introspect it as the builder stage of an image build does."""
-    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'build', '--force', '--output-path', str(tmp_path), STAGED])
-    tarball, = glob.glob(str(tmp_path / 'uptime-monitoring-*.tar.gz'))
+def test_builder_finds_the_python_requirements_in_the_built_collection(tmp_path, collection_tarball):
+    """Install the built tarball (the session's, built from the staged copy) and introspect it as the builder stage of
+    an image build does."""
     collections = tmp_path / 'collections'
-    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '--offline', '--force', '-p', str(collections), tarball])
+    run([os.path.join(BIN, 'ansible-galaxy'), 'collection', 'install', '--offline', '--force', '-p', str(collections),
+         collection_tarball])
     assert os.path.isfile(collections / 'ansible_collections' / 'uptime' / 'monitoring' / 'meta' / 'execution-environment.yml')
 
     output = run([os.path.join(BIN, 'ansible-builder'), 'introspect', str(collections)])

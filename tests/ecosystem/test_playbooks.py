@@ -373,7 +373,7 @@ def comparable(monitor):
     return view
 
 
-def test_export_then_import_into_another_account(ansible, emulator):
+def test_export_then_import_into_another_account_and_back(ansible, emulator):
     seed_account(emulator)
     os.mkdir(os.path.join(ansible.workdir, 'export'))
 
@@ -442,19 +442,15 @@ def test_export_then_import_into_another_account(ansible, emulator):
                                 api_key=OTHER_KEY)
     assert "monitor 'admin'" not in restored.output and "monitor 'shop' has no request_headers, alerts" in restored.output
 
-
-def test_import_overridden_names_the_secrets_it_cleared(ansible, emulator):
-    seed_account(emulator)
-    ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=account.yml')
-
-    # Into the same account, merged: the monitors keep what the export left out, and nothing is named.
-    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml',
+    # The export imported into the account it came from (untouched since), merged: the monitors keep what the export
+    # left out, and nothing is named.
+    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                               '-e', 'uptime_import_incidents=false')
     assert_changed_nothing(merged)
     assert 'left out of the export' not in merged.output
 
     # Overridden: the account holds exactly the export, the secrets it left out cleared, and named.
-    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml',
+    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                                   '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
     assert ("monitor 'admin' had request_auth_username, request_auth_password cleared (left out of the export): set "
             "them with uptime.monitoring.monitor") in overridden.output
@@ -576,25 +572,3 @@ def test_health_check_with_nothing_offline(ansible, emulator):
     run = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
     assert run.recap == {}
     assert 'skipping: no hosts matched' in run.output
-
-
-def test_demo_kept_then_run_again_changes_nothing(ansible, emulator):
-    """The demo as scripts/demo.sh runs it, with its monitors kept (demo_cleanup=false): a second run changes nothing.
-    By default it removes them at the end."""
-    first = ansible.playbook('uptime.monitoring.demo', '-e', 'demo_cleanup=false')
-    assert first.changed() > 0
-    monitors = monitors_by_name(emulator)
-    assert sorted(monitors) == ['demo-api', 'demo-blog', 'demo-shop']
-    incidents = records(emulator, '/api/v1/incidents')
-    assert [(incident['monitor']['name'], incident['status'], incident['cause']) for incident in incidents] == [
-        ('demo-shop', 'resolved', 'Checkout answers 502')]
-    assert APPENDED.fullmatch(incidents[0]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[0]
-
-    emulator.clear_log()
-    assert_changed_nothing(ansible.playbook('uptime.monitoring.demo', '-e', 'demo_cleanup=false'))
-    assert emulator.writes() == []
-    assert records(emulator, '/api/v1/incidents') == incidents
-
-    cleaned = ansible.playbook('uptime.monitoring.demo')
-    assert cleaned.changed() == 1, cleaned  # only the task that removes the monitors
-    assert monitors_by_name(emulator) == {}
