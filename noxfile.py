@@ -19,14 +19,14 @@ DEV = ('-r', 'requirements-dev.txt')
 nox.options.default_venv_backend = 'uv'
 nox.options.reuse_venv = 'yes'
 nox.options.error_on_missing_interpreters = True
-nox.options.download_python = 'never'
 nox.options.stop_on_first_error = True
 nox.options.parallel = 2
 nox.options.allow_parallel = True
 # Newer Pythons may be pyenv versions that are not on PATH (ansible-test --python looks there too).
 os.environ['PATH'] = os.pathsep.join([os.environ.get('PATH', '')] + sorted(
     glob.glob(os.path.join(os.environ.get('PYENV_ROOT', os.path.expanduser('~/.pyenv')), 'versions', '3.*', 'bin'))))
-os.environ.update(ANSIBLE_NOCOLOR='1', NO_COLOR='1', PIP_DISABLE_PIP_VERSION_CHECK='1')
+# Bytecode compiled at install: without it, every ansible-playbook and module run compiles ansible anew.
+os.environ.update(ANSIBLE_NOCOLOR='1', NO_COLOR='1', PIP_DISABLE_PIP_VERSION_CHECK='1', UV_COMPILE_BYTECODE='1')
 
 # ansible-test downloads get-pip.py into the virtualenvs it makes, unless it finds a copy in its cache. This
 # stand-in, cached in its place, needs no internet: ensurepip, then pip from the package index.
@@ -51,10 +51,8 @@ def collections_path(session, name):
 
 
 def cache_offline_get_pip(session):
-    (source,) = glob.glob(f'{session.virtualenv.location}/lib/python*/site-packages/ansible_test/_internal/'
-                          'python_requirements.py')
-    with open(source, encoding='utf-8') as handle:
-        version = re.search(r"pip='([^']+)'", handle.read()).group(1)
+    (source,) = glob.glob(f'{session.virtualenv.location}/lib/python*/site-packages/ansible_test/_internal/python_requirements.py')
+    version = re.search(r"pip='([^']+)'", open(source, encoding='utf-8').read()).group(1)
     cached = os.path.expanduser(f"~/.ansible/test/cache/get_pip_{version.replace('.', '_')}.py")
     if os.path.exists(cached) and not open(cached, encoding='utf-8').read().startswith(OFFLINE_GET_PIP[:40]):
         return  # a real get-pip.py
@@ -143,8 +141,7 @@ def docs(session):
     session.run('antsibull-docs', 'collection', '--use-current', '--squash-hierarchy', '--fail-on-error',
                 '--no-add-antsibull-docs-version', '--dest-dir', reference, 'uptime.monitoring', silent=True,
                 env={'ANSIBLE_COLLECTIONS_PATH': staged.rsplit('/ansible_collections/', 1)[0]})
-    with open(os.path.join(ROOT, 'galaxy.yml'), encoding='utf-8') as handle:
-        version = re.search(r'^version: *(\S+)', handle.read(), re.M).group(1)
+    version = re.search(r'^version: *(\S+)', open(f'{ROOT}/galaxy.yml', encoding='utf-8').read(), re.M).group(1)
     with session.chdir(staged):
         released = f'\n  {version}:' in open('changelogs/changelog.yaml', encoding='utf-8').read()
         # Until the version of galaxy.yml is released, CHANGELOG.rst previews it with the fragments.
