@@ -1,5 +1,5 @@
-"""The test sessions: ``nox --list`` names them, ``./scripts/test.sh`` runs them all, two at a time; the ones
-that measure time (reliability, benchmark, eda) run alone. See CONTRIBUTING.md."""
+"""The test sessions: ``nox --list`` names them, ``./scripts/test.sh`` runs them all, three at a time (most wait
+on ansible-playbook or on timers); reliability, whose fault matrix times answers, runs alone. See CONTRIBUTING.md."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ nox.options.default_venv_backend = 'uv'
 nox.options.reuse_venv = 'yes'
 nox.options.error_on_missing_interpreters = True
 nox.options.stop_on_first_error = True
-nox.options.parallel = 2
+nox.options.parallel = 3
 nox.options.allow_parallel = True
 # Newer Pythons may be pyenv versions that are not on PATH (ansible-test --python looks there too).
 os.environ['PATH'] = os.pathsep.join([os.environ.get('PATH', '')] + sorted(
@@ -41,9 +41,10 @@ if '--no-setuptools' in args:  # as get-pip.py would
 
 
 def stage(session, name):
-    """A copy of the work tree as ansible_collections/uptime/monitoring, under build/collections-NAME."""
-    return session.run(f'{ROOT}/scripts/stage-collection.sh', f'{ROOT}/build/collections-{name}',
-                       external=True, silent=True).strip().splitlines()[-1]
+    """A copy of the work tree as ansible_collections/uptime/monitoring, under build/collections-NAME (also with
+    --install-only: ansible-test by hand needs it)."""
+    return subprocess.run([f'{ROOT}/scripts/stage-collection.sh', f'{ROOT}/build/collections-{name}'], check=True,
+                          capture_output=True, text=True).stdout.strip().splitlines()[-1]
 
 
 def collections_path(session, name):
@@ -54,11 +55,13 @@ def cache_offline_get_pip(session):
     (source,) = glob.glob(f'{session.virtualenv.location}/lib/python*/site-packages/ansible_test/_internal/python_requirements.py')
     version = re.search(r"pip='([^']+)'", open(source, encoding='utf-8').read()).group(1)
     cached = os.path.expanduser(f"~/.ansible/test/cache/get_pip_{version.replace('.', '_')}.py")
-    if os.path.exists(cached) and not open(cached, encoding='utf-8').read().startswith(OFFLINE_GET_PIP[:40]):
-        return  # a real get-pip.py
+    current = open(cached, encoding='utf-8').read() if os.path.exists(cached) else ''
+    if current == OFFLINE_GET_PIP or (current and not current.startswith(OFFLINE_GET_PIP[:40])):
+        return  # ours already (a session beside this one may be reading it), or a real get-pip.py
     os.makedirs(os.path.dirname(cached), exist_ok=True)
-    with open(cached, 'w', encoding='utf-8') as handle:
+    with open(cached + '.new', 'w', encoding='utf-8') as handle:
         handle.write(OFFLINE_GET_PIP)
+    os.replace(cached + '.new', cached)
 
 
 def ansible_test_session(command, core):
@@ -92,7 +95,8 @@ def ansible_test_session(command, core):
             if not passed:
                 print('\n'.join(lines[-150:]))
         session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', 'tests/reliability/test_secrets.py',
-                    env={'UPTIME_INTEGRATION_OUTPUT': output, 'UPTIME_INTEGRATION_PARTIAL': '1' if session.posargs else ''})
+                    env={'UPTIME_INTEGRATION_OUTPUT': output, 'UPTIME_INTEGRATION_PARTIAL': '1' if set(session.posargs) & set(
+                        os.listdir(f'{ROOT}/tests/integration/targets')) else ''})
 
     run.__doc__ = f'ansible-test {command} on ansible-core {core} (Python {python})' + (
         ', at -vvv --diff, then the secrets scan of its output' if command == 'integration' else '')
@@ -103,6 +107,33 @@ def ansible_test_session(command, core):
 for suite in ('integration', 'sanity', 'units'):
     for line in LINES:
         ansible_test_session(suite, line)
+
+
+def pytest_session(name, paths, doc):
+    def run(session):
+        session.install(*DEV)
+        session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', *paths, *session.posargs,
+                    env={'UPTIME_COLLECTIONS': collections_path(session, name)})
+
+    run.__doc__ = doc
+    nox.session(name=name, python=LINES[OLDEST], )(run)
+
+
+pytest_session('ecosystem', ['-n', '2', 'tests/ecosystem'], 'The playbooks, every example of the modules, README.md '
+               'and docs/, the inventory plugin, AWX and execution-environment files, against the emulator')
+pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)')
+
+
+@nox.session(python=LINES[OLDEST])
+def benchmark(session):
+    """A small run of the benchmarks (tests/benchmark): request counts checked, times printed
+    (`-- run.py ARGS` or `-- events.py ARGS` runs one as given)."""
+    session.install(*DEV)
+    if session.posargs:
+        session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])
+        return
+    session.run('python', 'tests/benchmark/run.py', '--n', '10', '--collections-path', collections_path(session, 'benchmark'))
+    session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
 
 
 @nox.session(python=LINES[OLDEST])
@@ -160,40 +191,12 @@ def docs(session):
     session.run('antsibull-changelog', 'lint-changelog-yaml', 'changelogs/changelog.yaml')
 
 
-def pytest_session(name, paths, doc, parallel=True):
-    def run(session):
-        session.install(*DEV)
-        session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', *paths, *session.posargs,
-                    env={'UPTIME_COLLECTIONS': collections_path(session, name)})
-
-    run.__doc__ = doc
-    nox.session(name=name, python=LINES[OLDEST], allow_parallel=parallel)(run)
-
-
-pytest_session('ecosystem', ['-n', '2', 'tests/ecosystem'], 'The playbooks, every example of the modules, README.md '
-               'and docs/, the inventory plugin, AWX and execution-environment files, against the emulator')
-pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)',
-               parallel=False)
-
-
 @nox.session(python=LINES[OLDEST], allow_parallel=False, requires=[f'integration-{OLDEST}'])
 def reliability(session):
     """Faults, lost answers, bad input, concurrency and the rate limit; regenerates docs/reliability.md, with the
     secrets scan of integration-2.19, and fails when its verdicts differ from the committed copy."""
     session.install(*DEV)
     session.run('python', 'tests/reliability/run.py', env={'UPTIME_COLLECTIONS': collections_path(session, 'reliability')})
-
-
-@nox.session(python=LINES[OLDEST], allow_parallel=False)
-def benchmark(session):
-    """A small run of the benchmarks (tests/benchmark): request counts checked, times printed
-    (`-- run.py ARGS` or `-- events.py ARGS` runs one as given)."""
-    session.install(*DEV)
-    if session.posargs:
-        session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])
-        return
-    session.run('python', 'tests/benchmark/run.py', '--n', '10', '--collections-path', collections_path(session, 'benchmark'))
-    session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
 
 
 @nox.session(python=LINES[OLDEST])

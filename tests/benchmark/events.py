@@ -128,7 +128,7 @@ def measure_source(emulator, env, workdir, size, scale, problems):
                 changed = time.monotonic()
                 emulator.check(monitor_id, status)
                 kind = 'monitor_status_changed'
-                delay, dummy = wait_event(process, changed, kind, monitor_id, status, interval * 3 + 10)
+                delay, dummy = wait_event(process, changed, kind, monitor_id, status, interval * 3 + 30)
                 if delay is None:
                     problems.append('%d monitors: no %s event for monitor %d' % (size, status, monitor_id))
                 else:
@@ -137,7 +137,7 @@ def measure_source(emulator, env, workdir, size, scale, problems):
         pause_delays = []
         for changed, monitor_id in pauses:
             delay, dummy = wait_event(process, changed, 'monitor_status_changed', monitor_id, 'paused',
-                                      sweep_period + 3 * interval + 10)
+                                      sweep_period + 3 * interval + 30)
             if delay is None:
                 problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
             else:

@@ -1,9 +1,9 @@
 """Shared setup of the ecosystem tests: the playbooks, the modules' EXAMPLES, the AWX credential type
 and the execution environment, run with ``ansible-playbook`` against the service emulator.
 
-* The collection is used from its staged copy (``build/collections``, made by
-  ``scripts/stage-collection.sh``; ``./scripts/test.sh`` stages it before every section). When it is
-  missing, it is staged here.
+* The collection is used from its staged copy (where UPTIME_COLLECTIONS says: the nox session stages it
+  under ``build/collections-ecosystem``; default ``build/collections``, made by
+  ``scripts/stage-collection.sh``). When it is missing, it is staged here.
 * Fixtures: ``emulator`` (one emulator for the session, reset before each test, with the accounts
   PRIMARY_KEY and OTHER_KEY), ``ansible`` (runs ``ansible-playbook`` / ``ansible`` against it) and
   ``collection_tarball`` (the collection built once for the whole run, shared by the xdist workers).
@@ -24,7 +24,8 @@ _shared = {}
 
 def pytest_sessionstart(session):  # pylint: disable=unused-argument
     if not os.path.isdir(STAGED):
-        subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh')], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh'), COLLECTIONS], check=True,
+                       stdout=subprocess.DEVNULL)
 
 
 def pytest_sessionfinish(session):  # pylint: disable=unused-argument

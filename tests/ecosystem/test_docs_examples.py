@@ -19,6 +19,7 @@ Only the placeholders of docs_examples.PLACEHOLDERS and EXTRA_VARS are changed b
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -269,21 +270,31 @@ def command_lines(text):
 
 def ci_commands(run, block):  # pylint: disable=unused-argument
     """``./scripts/demo.sh`` and ``./scripts/test.sh`` are what .ci/run runs (CI runs them; they are not run again
-    here), and the sessions the docs name are sessions of noxfile.py (``./scripts/test.sh --list``)."""
+    here), and every session or tag that README.md, CONTRIBUTING.md and docs/ name is one of noxfile.py."""
     ci = command_lines(read('.ci/run'))
     for command in command_lines(block.text):
         assert command in ci, '%r is not a command line of .ci/run' % command
-    sessions = nox_sessions()
-    assert {'integration-2.19', 'integration-2.21', 'ecosystem'} <= sessions, sessions
-    for names in set(re.findall(r'test\.sh -s ((?:[a-z][a-z0-9.-]* ?)+)', read(block.document))):
-        for name in names.split():
-            assert name in sessions, '%s names no session %r' % (block.document, name)
+    sessions, lines = nox_sessions(), noxfile_lines()
+    assert {'%s-%s' % (suite, line) for suite in ('sanity', 'units', 'integration') for line in lines} <= sessions
+    for document in ['README.md', 'CONTRIBUTING.md'] + ['docs/' + name for name in os.listdir(os.path.join(REPO_ROOT, 'docs'))
+                                                        if name.endswith('.md')]:
+        for names in re.findall(r'test\.sh -s ((?:[a-z][a-z0-9.-]* ?)+)', read(document)):
+            for name in names.split():
+                assert name in sessions, '%s names no session %r' % (document, name)
+        for tag in re.findall(r'test\.sh -t (\S+)', read(document)):
+            assert tag.strip('`') in lines, '%s names no ansible-core line %r' % (document, tag)
 
 
 def nox_sessions():
-    listed = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '--list', '--json'], capture_output=True,
-                            text=True, check=True, timeout=120, stdin=subprocess.DEVNULL).stdout
-    return {session['session'] for session in json.loads(listed)}
+    """Every session of noxfile.py, those out of the default run too (``--list`` marks them ``-``)."""
+    listed = subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'test.sh'), '--list'], capture_output=True, text=True,
+                            check=True, timeout=120, stdin=subprocess.DEVNULL).stdout
+    return set(re.findall(r'^[*-] (\S+)', listed, re.MULTILINE))
+
+
+def noxfile_lines():
+    """``{ansible-core line: Python}``: LINES of noxfile.py."""
+    return ast.literal_eval(re.search(r'^LINES = (\{.*\})$', read('noxfile.py'), re.MULTILINE).group(1))
 
 
 def script_accepts(command):
@@ -326,12 +337,13 @@ def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
     for part in lines[0].split('&&'):
         script_accepts(part.strip())
     assert lines[1] == 'cd build/collections/ansible_collections/uptime/monitoring'  # stage-collection.sh's default
-    session = re.search(r'-s (units-2\.19)', lines[0]).group(1)
-    assert lines[2] == 'PATH=$OLDPWD/.nox/%s/bin:$PATH' % session.replace('.', '-')
+    session = re.search(r'-s units-([0-9.]+) ', lines[0])
+    assert session, 'the first line runs no units session: %r' % lines[0]
+    assert lines[2] == 'PATH=$OLDPWD/.nox/units-%s/bin:$PATH' % session.group(1).replace('.', '-')
     noxfile = read('noxfile.py')
     common, extra = re.search(r"args = \[(.*?)\] \+ \(\[\] if command == 'sanity' else \[(.*?)\]\)", noxfile).groups()
     common = [word.strip(" '") for word in common.replace("'--color', 'no'", '').split(',') if word.strip(" '")]
-    common = ['3.11' if word == 'python' else word for word in common]
+    common = [noxfile_lines()[session.group(1)] if word == 'python' else word for word in common]
     targets = os.listdir(os.path.join(REPO_ROOT, 'tests', 'integration', 'targets'))
     for line in lines[3:]:
         words = line.split()
@@ -682,7 +694,8 @@ CLAIMS = [
     Claim('README.md', './scripts/demo.sh', ci_commands),
     Claim('CONTRIBUTING.md', './scripts/demo.sh', ci_commands),
     Claim('CONTRIBUTING.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
-    Claim('CONTRIBUTING.md', './scripts/test.sh -s units-2.19 && ./scripts/stage-collection.sh', ansible_test_by_hand),
+    Claim('CONTRIBUTING.md', './scripts/test.sh -s units-2.19 --install-only && ./scripts/stage-collection.sh',
+          ansible_test_by_hand),
     Claim('docs/eda.md', '- name: React to phpUptime', rulebook_sample),
     Claim('docs/eda.md', 'all:', rulebook_inventory),
     Claim('docs/eda.md', 'export UPTIME_API_URL=https://uptime.example.com', rulebook_first_run),

@@ -34,7 +34,7 @@ def _run(command, tmp_dir):
 
 @pytest.fixture(scope='session')
 def collection_tarball(tmp_path_factory):
-    """The tarball ``ansible-galaxy collection build`` makes of the staged work tree (as section_build does)."""
+    """The tarball ``ansible-galaxy collection build`` makes of the staged work tree (as the session publish does)."""
     work = tmp_path_factory.mktemp('collection-build')
     staged = _run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh'), str(work / 'staged')],
                   str(work)).strip().splitlines()[-1]

@@ -290,8 +290,8 @@ A fault that persists would meet that single attempt again, so these columns run
     parts.append('''## Secrets
 
 Every integration target runs at `-vvv --diff` (`ansible-test integration -vvv`, with diff always on),
-each against an emulator of its own, and all of its output is searched for every secret the targets use: the three API keys (given through
-the environment, `module_defaults` and task arguments), Basic-auth passwords, and the values of
+each against an emulator of its own, and all of its output is searched for every secret the targets
+use: the three API keys (given through `module_defaults` and task arguments), Basic-auth passwords, and the values of
 sensitive request headers (`Authorization`, `Cookie`, `X-Auth-Token`, `X-Api-Key`, ...). The target
 `reliability_secrets` goes through every path where a secret could surface: results, diffs, check mode,
 exports, the monitor nested in an incident, the bulk module, and failures whose arguments carry secrets

@@ -122,7 +122,7 @@ _TASK_LINES = {}
 
 
 def _tasks_by_line(path):
-    """``{line: task mapping}`` of a task file (1-based line of the task's first key)."""
+    """``{line: task mapping}`` of a task file, tasks in blocks included (1-based line of the task's first key)."""
     if path not in _TASK_LINES:
         found = {}
         try:
@@ -132,16 +132,23 @@ def _tasks_by_line(path):
             tasks = yaml.safe_load(text)
         except (OSError, yaml.YAMLError):
             root, tasks = None, None
-        if root is not None and isinstance(tasks, list):
-            for node, task in zip(root.value, tasks):
+
+        def index(nodes, tasks):
+            for node, task in zip(nodes, tasks):
                 found[node.start_mark.line + 1] = task
+                for key, value in node.value if isinstance(task, dict) else ():
+                    if key.value in ('block', 'rescue', 'always') and isinstance(task.get(key.value), list):
+                        index(value.value, task[key.value])
+
+        if root is not None and isinstance(tasks, list):
+            index(root.value, tasks)
         _TASK_LINES[path] = found
     return _TASK_LINES[path]
 
 
 def is_harness_task(path, line):
     """Whether the task at ``path:line`` of a target's copy that ansible-test ran prints the emulator's record."""
-    path = os.path.join(TARGETS_DIR, path.split(os.sep + 'targets' + os.sep, 1)[-1])
+    path = os.path.join(TARGETS_DIR, path.rsplit(os.sep + os.path.join('integration', 'targets') + os.sep, 1)[-1])
     if os.sep + 'setup_emulator' + os.sep in path:
         return True
     task = _tasks_by_line(path).get(line) or {}
