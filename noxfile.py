@@ -1,5 +1,5 @@
-"""The test sessions: ``nox --list`` names them, ``./scripts/test.sh`` runs them all, three at a time (most wait
-on ansible-playbook or on timers); reliability, whose fault matrix times answers, runs alone. See CONTRIBUTING.md."""
+"""The test sessions: ``nox --list`` names them, ``./scripts/test.sh`` runs them all, three at a time (most of them
+wait on ansible-playbook, ansible-rulebook or timers). See CONTRIBUTING.md."""
 
 from __future__ import annotations
 
@@ -90,10 +90,8 @@ def ansible_test_session(command, core):
         finally:
             with open(log, encoding='utf-8', errors='replace') as handle:
                 lines = handle.read().splitlines()
-            print('\n'.join(line for line in lines if line.startswith(('Running ', 'testhost  '))))
-            print(f'(output of ansible-test: {os.path.relpath(log, ROOT)})')
-            if not passed:
-                print('\n'.join(lines[-150:]))
+            shown = [line for line in lines if line.startswith(('Running ', 'testhost  '))] if passed else lines[-150:]
+            print('\n'.join(shown + [f'(output of ansible-test: {os.path.relpath(log, ROOT)})']))
         session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', 'tests/reliability/test_secrets.py',
                     env={'UPTIME_INTEGRATION_OUTPUT': output, 'UPTIME_INTEGRATION_PARTIAL': '1' if set(session.posargs) & set(
                         os.listdir(f'{ROOT}/tests/integration/targets')) else ''})
@@ -103,12 +101,6 @@ def ansible_test_session(command, core):
     nox.session(name=f'{command}-{core}', python=python, tags=[command, core])(run)
 
 
-# The order is the order of start: the longest first.
-for suite in ('integration', 'sanity', 'units'):
-    for line in LINES:
-        ansible_test_session(suite, line)
-
-
 def pytest_session(name, paths, doc):
     def run(session):
         session.install(*DEV)
@@ -116,11 +108,25 @@ def pytest_session(name, paths, doc):
                     env={'UPTIME_COLLECTIONS': collections_path(session, name)})
 
     run.__doc__ = doc
-    nox.session(name=name, python=LINES[OLDEST], )(run)
+    nox.session(name=name, python=LINES[OLDEST])(run)
 
+
+# The order of start (as one session ends, the next ready one starts): the longest first, reliability as soon as
+# integration-2.19 is done, and the short ones last, to keep both cores busy to the end.
+for line in LINES:
+    ansible_test_session('integration', line)
 
 pytest_session('ecosystem', ['-n', '2', 'tests/ecosystem'], 'The playbooks, every example of the modules, README.md '
                'and docs/, the inventory plugin, AWX and execution-environment files, against the emulator')
+
+
+@nox.session(python=LINES[OLDEST], requires=[f'integration-{OLDEST}'])
+def reliability(session):
+    """Faults, lost answers, bad input, concurrency, rate limit: docs/reliability.md, with integration-2.19's secrets scan."""
+    session.install(*DEV)
+    session.run('python', 'tests/reliability/run.py', env={'UPTIME_COLLECTIONS': collections_path(session, 'reliability')})
+
+
 pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)')
 
 
@@ -136,21 +142,9 @@ def benchmark(session):
     session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
 
 
-@nox.session(python=LINES[OLDEST])
-def publish(session):
-    """Build the collection as Galaxy gets it and run galaxy-importer on it: any ERROR or WARNING fails."""
-    session.install('-r', 'tests/publish/requirements.txt', 'pytest')
-    dist = os.path.join(ROOT, 'build', 'publish')
-    subprocess.run(['rm', '-rf', dist], check=True)
-    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, stage(session, 'publish'))
-    (tarball,) = glob.glob(f'{dist}/uptime-monitoring-*.tar.gz')
-    with session.chdir(dist):
-        log = session.run('python', '-m', 'galaxy_importer.main', tarball, silent=True,
-                          env={'GALAXY_IMPORTER_CONFIG': f'{ROOT}/tests/publish/galaxy-importer.cfg'})
-    print(log)
-    if re.search(r'^(ERROR|WARNING)', log, re.M):
-        session.error('galaxy-importer reported the ERROR or WARNING lines above')
-    session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', '-q', 'tests/publish', env={'UPTIME_TARBALL': tarball})
+for suite in ('sanity', 'units'):
+    for line in LINES:
+        ansible_test_session(suite, line)
 
 
 @nox.session(python=LINES[OLDEST])
@@ -161,9 +155,15 @@ def lint(session):
 
 
 @nox.session(python=LINES[OLDEST])
+def molecule(session):
+    """The Molecule scenarios of extensions/molecule, on localhost against the emulator."""
+    session.install(*DEV)
+    session.run('molecule', 'test', '--all', env={'ANSIBLE_COLLECTIONS_PATH': collections_path(session, 'molecule')})
+
+
+@nox.session(python=LINES[OLDEST])
 def docs(session):
-    """docs/reference/ and CHANGELOG.rst as antsibull-docs and antsibull-changelog make them (`-- write` rewrites
-    them), and lint of the module docs and the changelog fragments."""
+    """docs/reference/ and CHANGELOG.rst as generated (`-- write` rewrites them), lint of module docs and fragments."""
     session.install(*DEV)
     staged = stage(session, 'docs')
     reference = os.path.join(staged, 'docs', 'reference')
@@ -191,24 +191,25 @@ def docs(session):
     session.run('antsibull-changelog', 'lint-changelog-yaml', 'changelogs/changelog.yaml')
 
 
-@nox.session(python=LINES[OLDEST], allow_parallel=False, requires=[f'integration-{OLDEST}'])
-def reliability(session):
-    """Faults, lost answers, bad input, concurrency and the rate limit; regenerates docs/reliability.md, with the
-    secrets scan of integration-2.19, and fails when its verdicts differ from the committed copy."""
-    session.install(*DEV)
-    session.run('python', 'tests/reliability/run.py', env={'UPTIME_COLLECTIONS': collections_path(session, 'reliability')})
-
-
 @nox.session(python=LINES[OLDEST])
-def molecule(session):
-    """The Molecule scenarios of extensions/molecule, on localhost against the emulator."""
-    session.install(*DEV)
-    session.run('molecule', 'test', '--all', env={'ANSIBLE_COLLECTIONS_PATH': collections_path(session, 'molecule')})
+def publish(session):
+    """Build the collection as Galaxy gets it and run galaxy-importer on it: any ERROR or WARNING fails."""
+    session.install('-r', 'tests/publish/requirements.txt', 'pytest')
+    dist = os.path.join(ROOT, 'build', 'publish')
+    subprocess.run(['rm', '-rf', dist], check=True)
+    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, stage(session, 'publish'))
+    (tarball,) = glob.glob(f'{dist}/uptime-monitoring-*.tar.gz')
+    with session.chdir(dist):
+        log = session.run('python', '-m', 'galaxy_importer.main', tarball, silent=True,
+                          env={'GALAXY_IMPORTER_CONFIG': f'{ROOT}/tests/publish/galaxy-importer.cfg'})
+    print(log)
+    if re.search(r'^(ERROR|WARNING)', log, re.M):
+        session.error('galaxy-importer reported the ERROR or WARNING lines above')
+    session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', '-q', 'tests/publish', env={'UPTIME_TARBALL': tarball})
 
 
 @nox.session(python=LINES[OLDEST], default=False)
 def demo(session):
-    """The main job: playbooks/demo.yml against the emulator, with the collection built and installed
-    (`-- --serve` keeps the emulator running instead; other arguments go to ansible-playbook)."""
+    """The main job: playbooks/demo.yml against the emulator, with the collection built and installed (scripts/demo.sh)."""
     session.install('-r', 'tests/requirements-demo.txt')
     session.run('python', 'tests/emulator/demo.py', *session.posargs)

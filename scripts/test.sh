@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# The test command: the sessions of noxfile.py (nox --list), two at a time.
-#   ./scripts/test.sh                        # every session but the demo
+# The test command: every session of noxfile.py but the demo (nox --list names them), three at a time.
 #   ./scripts/test.sh -s lint units-2.21     # the named sessions; -t 2.21: those of one ansible-core line
 # Arguments go to nox as they are. Needs python3 (3.11 or newer); installs nox and uv into .venv-nox.
 set -euo pipefail

@@ -28,16 +28,18 @@ RESULTS_DIR = os.path.join(REPO_ROOT, 'tests', 'output', 'reliability', 'results
 OUTPUT = os.path.join(REPO_ROOT, 'docs', 'reliability.md')
 GROUPS = ('fault_matrix', 'transport', 'lost_answers', 'bad_input', 'secrets', 'concurrency', 'rate_limit')
 MEASURED_MARKER = '<!-- Below this line: figures of the last run, which vary from run to run (not compared). -->'
+
+sys.path.insert(0, HERE)
+import known_issues  # noqa: E402  pylint: disable=wrong-import-position
+from reliability_support import RETRIES, SLOW_SECONDS, TIMEOUT  # noqa: E402  pylint: disable=wrong-import-position
+
 VARIANTS = (
     ('as sent', 'The fault answers instead of the service (nothing was processed; a slow answer is processed '
                 'after the client gave up).'),
     ('answer lost', 'Writes only: the service did the work, then the fault replaced its answer.'),
-    ('fault persists', 'The fault answers every attempt (1 + 2 retries).'),
+    ('fault persists', 'The fault answers every attempt (1 + %d retries).' % RETRIES),
 )
 GOOD_OUTCOMES = ('recovered', 'failed', 'failed, may be applied', 'failed, write reported')
-
-sys.path.insert(0, HERE)
-import known_issues  # noqa: E402  pylint: disable=wrong-import-position
 
 
 def load(results_dir):
@@ -233,8 +235,8 @@ fixed are listed in `tests/reliability/known_issues.py`; their tests run as stri
 
     parts.append('''## Fault matrix
 
-Each cell runs one module in-process against the emulator (`timeout: 1`, `retries: 2`) with one fault
-queued on the request that carries the operation: the search, the POST, the PUT, the DELETE, or the
+Each cell runs one module in-process against the emulator (`timeout: %(timeout)g`, `retries: %(retries)d`) with
+one fault queued on the request that carries the operation: the search, the POST, the PUT, the DELETE, or the
 second page of a list. The outcome is one of:
 
 * **recovered**: the task succeeded and the service holds exactly what was asked, no duplicate;
@@ -247,8 +249,8 @@ second page of a list. The outcome is one of:
 Anything else is a defect: a traceback, a success that did not reach the asked state, an unclear
 message, or a **hidden change** (the task failed, the service changed, and the message does not say
 so). After every cell the same task runs again without a fault: it must succeed, reach the asked state
-and never send a second POST for a record the first run created. The slow answer is 1.6 s against a
-1 s timeout; the HTML page comes with status 200, and the proxy's 404 is an HTML page too; the client's
+and never send a second POST for a record the first run created. The slow answer is %(slow)g s against a
+%(timeout)g s timeout; the HTML page comes with status 200, and the proxy's 404 is an HTML page too; the client's
 own backoff is divided by 10 to keep the matrix quick (waits the service asks for, `Retry-After`, are
 kept).
 
@@ -262,7 +264,7 @@ so nothing reaches the service: these are never retried (a cell fails when the o
 service after the failed handshake), and the message names the problem and the option that solves it.
 A fault that persists would meet that single attempt again, so these columns run as sent only.
 
-''' + matrix_sections(matrix))
+''' % {'timeout': TIMEOUT, 'retries': RETRIES, 'slow': SLOW_SECONDS} + matrix_sections(matrix))
 
     parts.append(transport_section(groups['transport']))
 
