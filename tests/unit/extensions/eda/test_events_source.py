@@ -1043,24 +1043,32 @@ async def wait_for(predicate, timeout=60.0):
         await asyncio.sleep(0.05)
 
 
-def record_sleeps(source):
+def record_sleeps(source, gate=None):
+    """The source's sleeps, recorded and cut to 0.05 s; with ``gate`` (an asyncio.Event), each also lasts until the
+    gate is open."""
     waits = []
     real_sleep = asyncio.sleep
 
     async def fake(seconds):
         waits.append(seconds)
         await real_sleep(min(seconds, 0.05))
+        if gate is not None:
+            await gate.wait()
 
     # run_path hands back a copy of the module's globals: patch the ones main() reads.
     source['main'].__globals__['_sleep'] = fake
     return waits
 
 
-async def wait_for_the_first_poll(waits):
-    """Waits until the first poll is over: the source sleeps once it is. Its baseline would hold a change made
-    before (and no event would tell it): seeing its first request in the emulator's log is not enough, since the
-    poll goes on to read the monitors, and on a loaded machine a change can come in between."""
-    await wait_for(lambda: waits)
+async def held_after_the_first_poll(task, waits, interval):
+    """Waits until the first poll has succeeded: the source then sleeps ``interval``, and stays in that sleep while
+    the gate of record_sleeps is closed. A change made then comes between two polls. (Made earlier, it could come
+    between a poll's incidents and its monitors: a first poll would take it into its baseline, and no event would
+    tell it; a later one would tell the monitor's change before the incident that explains it.)"""
+    await wait_for(lambda: waits or task.done())
+    if task.done():
+        task.result()  # raises what stopped the source
+    assert waits == [interval], 'the first poll failed: the source backed off %r s' % waits
 
 
 @pytest.mark.asyncio
@@ -1069,13 +1077,14 @@ async def wait_for_the_first_poll(waits):
 ])
 async def test_transient_failures_warn_back_off_and_lose_nothing(emulator, source, caplog, fault):
     web = create_monitor(emulator, 'web')
-    queue = Collector()
-    waits = record_sleeps(source)
+    queue, gate = Collector(), asyncio.Event()
+    waits = record_sleeps(source, gate)
     task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 2}))
     try:
-        await wait_for_the_first_poll(waits)
+        await held_after_the_first_poll(task, waits, 2)
         emulator.fault(count=3, path='/api/v1/incidents', method='GET', **fault)
         incident_id = open_incident(emulator, web)
+        gate.set()
         await wait_for(lambda: len(queue.events) == 2)
         assert summary(queue.events) == [('incident_opened', incident_id, None, 'unresolved'),
                                          ('monitor_status_changed', web, 'pending', 'offline')]
@@ -1126,13 +1135,14 @@ async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulat
 @pytest.mark.asyncio
 async def test_a_429_is_waited_out_as_retry_after_asks(emulator, source, caplog):
     web = create_monitor(emulator, 'web')
-    queue = Collector()
-    waits = record_sleeps(source)
+    queue, gate = Collector(), asyncio.Event()
+    waits = record_sleeps(source, gate)
     task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}))
     try:
-        await wait_for_the_first_poll(waits)
+        await held_after_the_first_poll(task, waits, 1)
         emulator.fault('status', status=429, retry_after=17, path='/api/v1/monitors', method='GET')
         open_incident(emulator, web)
+        gate.set()
         await wait_for(lambda: len(queue.events) == 2)
     finally:
         task.cancel()
