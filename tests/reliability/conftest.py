@@ -21,6 +21,7 @@ if HERE not in sys.path:
 
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
 
+import matrix_settings  # noqa: E402  pylint: disable=wrong-import-position
 import reliability_support  # noqa: E402  pylint: disable=wrong-import-position
 
 
@@ -65,8 +66,7 @@ def connection(emulator, monkeypatch):  # pylint: disable=redefined-outer-name
     """Connection options of an in-process module run: short timeout, two retries."""
     monkeypatch.delenv('UPTIME_API_URL', raising=False)
     monkeypatch.delenv('UPTIME_API_KEY', raising=False)
-    return dict(api_url=emulator.url, api_key=PRIMARY_KEY, timeout=reliability_support.TIMEOUT,
-                retries=reliability_support.RETRIES)
+    return dict(api_url=emulator.url, api_key=PRIMARY_KEY, timeout=matrix_settings.TIMEOUT, retries=matrix_settings.RETRIES)
 
 
 @pytest.fixture

@@ -22,13 +22,6 @@ RESULTS_DIR = os.path.join(OUTPUT_DIR, 'results')
 # The collection under test, staged (nox sessions stage a copy of their own).
 COLLECTIONS_DIR = os.environ.get('UPTIME_COLLECTIONS') or os.path.join(REPO_ROOT, 'build', 'collections')
 
-# Small values keep the matrix quick: a response slower than TIMEOUT is given up,
-# and RETRIES retries are enough to ride out one fault. TIMEOUT leaves room for an
-# answer delayed by a machine busy with other test sessions.
-TIMEOUT = 2
-RETRIES = 2
-SLOW_SECONDS = 3.2
-
 MONITORS = '/api/v1/monitors'
 INCIDENTS = '/api/v1/incidents'
 TS = '%Y-%m-%dT%H:%M:%S'

@@ -31,7 +31,7 @@ MEASURED_MARKER = '<!-- Below this line: figures of the last run, which vary fro
 
 sys.path.insert(0, HERE)
 import known_issues  # noqa: E402  pylint: disable=wrong-import-position
-from reliability_support import RETRIES, SLOW_SECONDS, TIMEOUT  # noqa: E402  pylint: disable=wrong-import-position
+from matrix_settings import RETRIES, SLOW_SECONDS, TIMEOUT  # noqa: E402  pylint: disable=wrong-import-position
 
 VARIANTS = (
     ('as sent', 'The fault answers instead of the service (nothing was processed; a slow answer is processed '

@@ -45,8 +45,8 @@ import pytest
 
 import known_issues
 from emulator.server import path_within
-from reliability_support import (INCIDENTS, MONITORS, RETRIES, SLOW_SECONDS, list_all, record, run_module,
-                                 seed_incident, seed_monitor, snapshot, utc_ago)
+from matrix_settings import RETRIES, SLOW_SECONDS
+from reliability_support import INCIDENTS, MONITORS, list_all, record, run_module, seed_incident, seed_monitor, snapshot, utc_ago
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
