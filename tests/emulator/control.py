@@ -31,8 +31,10 @@ import urllib.request
 from urllib.parse import urlencode, urljoin
 
 try:
+    from .store import encode_form
     from .transport import control_client_context
 except ImportError:  # imported as a top-level module (tests/ or tests/emulator on sys.path)
+    from store import encode_form  # type: ignore[no-redef]
     from transport import control_client_context  # type: ignore[no-redef]
 
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'server.py')
@@ -63,39 +65,6 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
         return None
-
-
-def encode_form(data):
-    """Form-encode a dict the way the service expects.
-
-    Lists of dicts become indexed fields (``alerts[0][key]=...``), an empty list becomes the bare key
-    (``alerts=``, which clears the list), booleans become 1/0 and None an empty value.  A list of
-    ``(key, value)`` tuples is sent exactly as given.
-    """
-    if data is None:
-        return None
-    if isinstance(data, (list, tuple)):
-        pairs = list(data)
-    else:
-        pairs = []
-        for key, value in data.items():
-            if isinstance(value, (list, tuple)):
-                if not value:
-                    pairs.append((key, ''))
-                for index, item in enumerate(value):
-                    for sub_key, sub_value in item.items():
-                        pairs.append(('%s[%d][%s]' % (key, index, sub_key), _scalar(sub_value)))
-            else:
-                pairs.append((key, _scalar(value)))
-    return urlencode(pairs).encode('ascii')
-
-
-def _scalar(value):
-    if value is None:
-        return ''
-    if isinstance(value, bool):
-        return '1' if value else '0'
-    return str(value)
 
 
 class Emulator:

@@ -202,21 +202,37 @@ def decode_form(body):
     return data
 
 
-def form_of(values):
-    """The decoded form a client sends for a JSON object (see ``Store.add_records``)."""
-    pairs = []
-    for key, value in values.items():
-        if isinstance(value, list):
-            if not value:
-                pairs.append((key, ''))
-            for index, item in enumerate(value):
-                for part in ('key', 'value'):
-                    pairs.append(('%s[%d][%s]' % (key, index, part), str((item or {}).get(part, ''))))
-        elif isinstance(value, bool):
-            pairs.append((key, '1' if value else '0'))
-        else:
-            pairs.append((key, '' if value is None else str(value)))
-    return decode_form(urlencode(pairs))
+def encode_form(data):
+    """Form-encode a dict the way the service expects.
+
+    Lists of dicts become indexed fields (``alerts[0][key]=...``), an empty list becomes the bare key
+    (``alerts=``, which clears the list), booleans become 1/0 and None an empty value.  A list of
+    ``(key, value)`` tuples is sent exactly as given.
+    """
+    if data is None:
+        return None
+    if isinstance(data, (list, tuple)):
+        pairs = list(data)
+    else:
+        pairs = []
+        for key, value in data.items():
+            if isinstance(value, (list, tuple)):
+                if not value:
+                    pairs.append((key, ''))
+                for index, item in enumerate(value):
+                    for sub_key, sub_value in item.items():
+                        pairs.append(('%s[%d][%s]' % (key, index, sub_key), _scalar(sub_value)))
+            else:
+                pairs.append((key, _scalar(value)))
+    return urlencode(pairs).encode('ascii')
+
+
+def _scalar(value):
+    if value is None:
+        return ''
+    if isinstance(value, bool):
+        return '1' if value else '0'
+    return str(value)
 
 
 def is_truthy(value):
@@ -510,8 +526,7 @@ class Store:
         would (same rules, same numbering, times in the account's zone), for tests that need records with given
         values but do not test how they are made.
 
-        Entries are JSON objects: numbers and booleans are sent as the form would send them (``1``/``0``), lists of
-        ``{key, value}`` as ``alerts[0][key]``..., null and ``""`` as empty values.  An incident names its monitor by
+        Entries are JSON objects, sent as ``encode_form`` encodes them.  An incident names its monitor by
         ``monitor_id`` or by ``monitor`` (the name).  Stops at the first refused entry with a ValueError naming it and
         the fields (the entries before it stay).  Returns ``{"monitors": [ids], "incidents": [ids]}``.
         """
@@ -533,7 +548,7 @@ class Store:
                     entry['monitor_id'] = row['id']
                 create = self.create_monitor if kind == 'monitors' else self.create_incident
                 try:
-                    created[kind].append(create(account_id, form_of(entry))['id'])
+                    created[kind].append(create(account_id, decode_form(encode_form(entry).decode('ascii')))['id'])
                 except ValidationError as exc:
                     raise ValueError('%s[%d]: %s' % (kind, index, json.dumps(exc.messages, sort_keys=True))) from None
         return created
