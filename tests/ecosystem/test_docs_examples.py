@@ -341,7 +341,7 @@ def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
     assert session, 'the first line runs no units session: %r' % lines[0]
     assert lines[2] == 'PATH=$OLDPWD/.nox/units-%s/bin:$PATH' % session.group(1).replace('.', '-')
     noxfile = read('noxfile.py')
-    common, extra = re.search(r"args = \[(.*?)\] \+ \(\[\] if command == 'sanity' else \[(.*?)\]\)", noxfile).groups()
+    common = re.search(r"args = \[(.*?)\]\n", noxfile).group(1)
     common = [word.strip(" '") for word in common.replace("'--color', 'no'", '').split(',') if word.strip(" '")]
     common = [noxfile_lines()[session.group(1)] if word == 'python' else word for word in common]
     targets = os.listdir(os.path.join(REPO_ROOT, 'tests', 'integration', 'targets'))
@@ -350,7 +350,7 @@ def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
         assert words[0] == 'ansible-test', line
         if words[1] == 'integration' and words[-1] in targets:
             words = words[:-1]
-        assert words[2:] == common + ([] if words[1] == 'sanity' else [extra.strip(" '")]), (line, common, extra)
+        assert words[2:] == common, (line, common)
 
 
 # -- docs/eda.md ---------------------------------------------------------------------------------------------------
