@@ -701,6 +701,8 @@ def parse_args(argv=None):
     parser.add_argument('--verbose', action='store_true', help='log each request to stderr')
     parser.add_argument('--tls-dir', metavar='DIR',
                         help='serve HTTPS with the certificates of DIR (made by pki.make_pki; see transport.py)')
+    parser.add_argument('--lifetime', type=float, metavar='SECONDS',
+                        help='stop after SECONDS at most (a backstop for a test run that ends without stopping it)')
     parser.add_argument('--exit-with-stdin', action='store_true',
                         help='stop when standard input reaches end of file (lets a parent process that dies take the server with it)')
     args = parser.parse_args(argv)
@@ -738,6 +740,10 @@ def main(argv=None):
     signal.signal(signal.SIGINT, stop)
     if args.exit_with_stdin:
         threading.Thread(target=lambda: (sys.stdin.buffer.read(), server.shutdown()), daemon=True).start()
+    if args.lifetime:
+        backstop = threading.Timer(args.lifetime, server.shutdown)
+        backstop.daemon = True
+        backstop.start()
     print('READY %s://%s:%d' % (server.scheme, args.host, server.server_address[1]), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)
