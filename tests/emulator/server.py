@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import signal
 import socket
@@ -722,6 +723,14 @@ def parse_args(argv=None):
     return args
 
 
+def stop_at_end_of_stdin(server):
+    # os.read, not sys.stdin: a thread blocked in a buffered read holds its lock, and an exit for another reason (the
+    # lifetime, a signal) would then abort the interpreter.
+    while os.read(0, 65536):
+        pass
+    server.shutdown()
+
+
 def main(argv=None):
     args = parse_args(argv)
     store = store_module.Store(args.db)
@@ -739,7 +748,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     if args.exit_with_stdin:
-        threading.Thread(target=lambda: (sys.stdin.buffer.read(), server.shutdown()), daemon=True).start()
+        threading.Thread(target=stop_at_end_of_stdin, args=(server,), daemon=True).start()
     if args.lifetime:
         backstop = threading.Timer(args.lifetime, server.shutdown)
         backstop.daemon = True

@@ -655,6 +655,13 @@ def test_server_stops_when_its_parent_goes_away():
         server.stop()
 
 
+def test_server_stops_at_the_end_of_its_lifetime_and_not_before():
+    with Emulator.start(api_keys=(PRIMARY_KEY,), extra_args=('--lifetime', '1')) as server:
+        assert server.api('GET', '/api/v1/status').status == 200
+        assert server.process.poll() is None
+        assert server.process.wait(10) == 0
+
+
 # Accounts' time zones ---------------------------------------------------------------------------------
 
 
