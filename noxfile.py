@@ -138,7 +138,7 @@ def benchmark(session):
     if session.posargs:
         session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])
         return
-    session.run('python', 'tests/benchmark/run.py', '--n', '10', '--collections-path', collections_path('benchmark'))
+    session.run('python', 'tests/benchmark/run.py', '--n', '4', '--collections-path', collections_path('benchmark'))
     session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
 
 
