@@ -133,7 +133,7 @@ pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansi
 
 @nox.session(python=LINES[OLDEST])
 def benchmark(session):
-    """A small run of the benchmarks (tests/benchmark), request counts checked (`-- run.py ARGS` runs one as given)."""
+    """A small run of the benchmarks (tests/benchmark): counts checked, times printed (`-- run.py ARGS` or `-- events.py ARGS`)."""
     session.install(*DEV)
     if session.posargs:
         session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])

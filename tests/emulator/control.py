@@ -86,13 +86,17 @@ class Emulator:
 
     @classmethod
     def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(),
-              timeout=15, tls=False, port=0):
+              timeout=15, tls=False, port=0, log=None):
         """Launch ``server.py`` on ``port`` (0: a free one) and wait for its READY line.
 
         The server stops when this process goes away, even without ``stop()`` (its stdin is a pipe from here).
         ``tls=True`` makes a test PKI in a temporary directory (removed by ``stop()``) and serves HTTPS with it.
+        With ``log`` (a path), the server is detached instead: in a session of its own, its stderr appended to
+        ``log``, it outlives this process (give it ``--lifetime`` in ``extra_args``); a SIGTERM to
+        ``emulator.process.pid`` stops it.
         """
-        command = [sys.executable, SERVER, '--host', host, '--port', str(port), '--db', db, '--exit-with-stdin']
+        command = [sys.executable, SERVER, '--host', host, '--port', str(port), '--db', db]
+        command += ['--exit-with-stdin'] if log is None else []
         pki, pki_dir = None, None
         if tls:
             try:
@@ -107,8 +111,13 @@ class Emulator:
         for key in no_api_keys:
             command += ['--no-api-key', key]
         command += list(extra_args)
-        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # pylint: disable=consider-using-with
-                                   text=True)
+        if log is None:
+            process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,  # pylint: disable=consider-using-with
+                                       text=True)
+        else:
+            with open(log, 'a', encoding='utf-8') as stderr:
+                process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr,  # pylint: disable=consider-using-with
+                                           text=True, start_new_session=True)
         lines = []
         reader = threading.Thread(target=lambda: lines.append(process.stdout.readline()), daemon=True)
         reader.start()
@@ -116,11 +125,17 @@ class Emulator:
         line = lines[0].strip() if lines else ''
         if not line.startswith('READY '):
             process.kill()
-            stderr = process.stderr.read()
-            raise RuntimeError('emulator did not start (%r): %s' % (line, stderr))
+            if log is None:
+                stderr = process.stderr.read()
+            else:
+                with open(log, encoding='utf-8', errors='replace') as handle:
+                    stderr = ''.join(handle.readlines()[-20:])
+            raise RuntimeError('emulator did not start within %ss (exit status %s, first line %r): %s'
+                               % (timeout, process.wait(), line, stderr))
         emulator = cls(line.split(' ', 1)[1], process, api_keys, pki)
         emulator.tls_dir = pki_dir
-        threading.Thread(target=emulator._drain_stderr, daemon=True).start()
+        if log is None:
+            threading.Thread(target=emulator._drain_stderr, daemon=True).start()
         return emulator
 
     def _drain_stderr(self):
@@ -137,7 +152,8 @@ class Emulator:
             self.tls_dir = None
         if self.process is None or self.process.poll() is not None:
             return
-        self.process.stdin.close()
+        if self.process.stdin:
+            self.process.stdin.close()
         self.process.terminate()
         try:
             self.process.wait(10)

@@ -753,6 +753,7 @@ def main(argv=None):
         backstop = threading.Timer(args.lifetime, server.shutdown)
         backstop.daemon = True
         backstop.start()
+    # The only line on stdout: a detached server's stdout (control.Emulator.start with log=) is closed once it is read.
     print('READY %s://%s:%d' % (server.scheme, args.host, server.server_address[1]), flush=True)
     try:
         server.serve_forever(poll_interval=0.2)

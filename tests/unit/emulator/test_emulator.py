@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 import http.client
 import json
+import os
+import signal
 import socket
 import time
 import urllib.error
@@ -656,10 +658,32 @@ def test_server_stops_when_its_parent_goes_away():
 
 
 def test_server_stops_at_the_end_of_its_lifetime_and_not_before():
-    with Emulator.start(api_keys=(PRIMARY_KEY,), extra_args=('--lifetime', '1')) as server:
+    started = time.monotonic()
+    with Emulator.start(api_keys=(PRIMARY_KEY,), extra_args=('--lifetime', '5')) as server:
+        assert server.process.wait(20) == 0
+        assert time.monotonic() - started >= 4.5
+
+
+def test_a_detached_server_logs_to_its_file_outlives_its_session_and_stops_on_sigterm(tmp_path):
+    log = tmp_path / 'emulator.log'
+    server = Emulator.start(api_keys=(PRIMARY_KEY,), log=str(log), extra_args=('--verbose', '--lifetime', '60'))
+    try:
+        assert server.process.stdin is None
+        assert os.getsid(server.process.pid) == server.process.pid != os.getsid(0)  # a session of its own
         assert server.api('GET', '/api/v1/status').status == 200
-        assert server.process.poll() is None
+        os.kill(server.process.pid, signal.SIGTERM)
         assert server.process.wait(10) == 0
+        assert '"GET /api/v1/status HTTP/1.1" 200' in log.read_text(encoding='utf-8')
+    finally:
+        server.stop()
+
+
+def test_a_detached_server_that_cannot_start_says_why(tmp_path):
+    log = tmp_path / 'emulator.log'
+    with pytest.raises(RuntimeError) as failed:
+        Emulator.start(api_keys=(PRIMARY_KEY,), log=str(log), extra_args=('--timezone', PRIMARY_KEY + '=Nowhere/Else'))
+    assert 'exit status 2' in str(failed.value)
+    assert 'is no IANA time zone name' in str(failed.value)
 
 
 # Accounts' time zones ---------------------------------------------------------------------------------

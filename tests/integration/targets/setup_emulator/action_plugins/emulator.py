@@ -1,13 +1,12 @@
-"""The emulator of setup_emulator, driven from Ansible's own process: start it, reset it, clear its log, queue a fault,
-set an account's time zone, stop it. Done with modules (uri, shell, wait_for, slurp...), each of these steps was a
-module run of its own, about half a second of CPU: a fifth of the module runs of an integration run."""
+"""The emulator of setup_emulator, driven on the controller, in the task's worker process: start it, reset it, clear
+its log, queue a fault, set an account's time zone, stop it. Done with modules (uri, shell, wait_for, slurp...), each
+of these steps was a module run of its own, about half a second of CPU: a fifth of the module runs of an integration
+run. The work is done by tests/emulator/control.py, the client every test drives the emulator with."""
 
 from __future__ import annotations
 
 import os
-import select
 import signal
-import subprocess
 import sys
 
 from ansible.errors import AnsibleActionFail
@@ -18,30 +17,18 @@ EMULATOR_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '.
 READY_TIMEOUT = 60
 
 
-def control(url):
-    """The control client of tests/emulator/control.py (urllib only), so that every test drives the emulator alike."""
+def emulator_client():
     if EMULATOR_DIR not in sys.path:
         sys.path.insert(0, EMULATOR_DIR)
     from control import Emulator  # pylint: disable=import-error,import-outside-toplevel
-    return Emulator(url)
+    return Emulator
 
 
 def start(args):
-    command = [sys.executable, os.path.join(EMULATOR_DIR, 'server.py'), '--host', '127.0.0.1', '--port', '0',
-               '--db', ':memory:', '--verbose', '--lifetime', str(args['lifetime'])]
-    command += [word for key in args['api_keys'] for word in ('--api-key', key)]
-    command += [word for key in args.get('no_api_keys', []) for word in ('--no-api-key', key)]
-    with open(args['log'], 'ab') as log:
-        # A session of its own: the server outlives the worker process that runs this task.
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=log,  # pylint: disable=consider-using-with
-                                   start_new_session=True)
-    with process.stdout:
-        ready = select.select([process.stdout], [], [], READY_TIMEOUT)[0]
-        line = process.stdout.readline().decode('utf-8', 'replace').split() if ready else []
-    if line[:1] != ['READY']:
-        process.kill()
-        raise AnsibleActionFail('the emulator did not start within %ds (its log: %s)' % (READY_TIMEOUT, args['log']))
-    return {'changed': True, 'url': line[1], 'pid': process.pid}
+    # Detached (log=): the server outlives the worker process that runs this task, until the handler stops it.
+    emulator = emulator_client().start(api_keys=args['api_keys'], no_api_keys=args.get('no_api_keys', ()), log=args['log'],
+                                       extra_args=('--verbose', '--lifetime', str(args['lifetime'])), timeout=READY_TIMEOUT)
+    return {'url': emulator.url, 'pid': emulator.process.pid}
 
 
 def stop(args):
@@ -49,15 +36,25 @@ def stop(args):
         os.kill(int(args['pid']), signal.SIGTERM)
     except ProcessLookupError:
         return {'changed': False}
-    return {'changed': True}
+    return {}
 
 
-REQUESTS = {
-    'reset': lambda emulator, args: emulator.reset(),
-    'clear_log': lambda emulator, args: emulator.clear_log(),
-    'fault': lambda emulator, args: emulator.fault(**args['fault']),
-    'timezone': lambda emulator, args: emulator.timezone(args['timezone'], api_key=args['api_key']),
-}
+def control(args):
+    emulator = emulator_client()(args['url'])
+    requests = {
+        'reset': emulator.reset,
+        'clear_log': emulator.clear_log,
+        'fault': lambda: emulator.fault(**args['fault']),
+        'timezone': lambda: emulator.timezone(args['timezone'], api_key=args['api_key']),
+    }
+    requests[args['do']]()
+    return {}
+
+
+# What each step does, and the arguments it needs.
+ACTIONS = {'start': (start, ('log', 'lifetime', 'api_keys')), 'stop': (stop, ('pid',)), 'reset': (control, ('url',)),
+           'clear_log': (control, ('url',)), 'fault': (control, ('url', 'fault')),
+           'timezone': (control, ('url', 'timezone', 'api_key'))}
 
 
 class ActionModule(ActionBase):
@@ -69,16 +66,14 @@ class ActionModule(ActionBase):
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
         args = self._task.args
-        if args.get('do') == 'start':
-            result.update(start(args))
-        elif args.get('do') == 'stop':
-            result.update(stop(args))
-        elif args.get('do') in REQUESTS:
-            try:
-                REQUESTS[args['do']](control(args['url']), args)
-            except (OSError, RuntimeError) as error:
-                raise AnsibleActionFail('emulator %s at %s: %s' % (args['do'], args['url'], error)) from error
-            result['changed'] = True
-        else:
-            raise AnsibleActionFail('do must be one of start, stop, %s, not %r' % (', '.join(REQUESTS), args.get('do')))
+        if args.get('do') not in ACTIONS:
+            raise AnsibleActionFail('do must be one of %s, not %r' % (', '.join(ACTIONS), args.get('do')))
+        step, needs = ACTIONS[args['do']]
+        missing = [name for name in needs if name not in args]
+        if missing:
+            raise AnsibleActionFail('do: %s needs %s' % (args['do'], ', '.join(missing)))
+        try:
+            result.update({'changed': True}, **step(args))
+        except (OSError, RuntimeError, KeyError, TypeError, ValueError) as error:
+            raise AnsibleActionFail('emulator %s: %s' % (args['do'], error)) from error
         return result
