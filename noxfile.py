@@ -25,8 +25,7 @@ nox.options.allow_parallel = True
 # Newer Pythons may be pyenv versions that are not on PATH (ansible-test --python looks there too).
 os.environ['PATH'] = os.pathsep.join([os.environ.get('PATH', '')] + sorted(
     glob.glob(os.path.join(os.environ.get('PYENV_ROOT', os.path.expanduser('~/.pyenv')), 'versions', '3.*', 'bin'))))
-# Bytecode written as each module is first imported (not all at install: most is never imported), under .nox/pycache.
-os.environ.pop('PYTHONDONTWRITEBYTECODE', None)
+os.environ.pop('PYTHONDONTWRITEBYTECODE', None)  # bytecode written as each module is first imported: most is never imported
 os.environ.update(ANSIBLE_NOCOLOR='1', NO_COLOR='1', PIP_DISABLE_PIP_VERSION_CHECK='1', PYTHONPYCACHEPREFIX=f'{ROOT}/.nox/pycache')
 
 # ansible-test downloads get-pip.py into the virtualenvs it makes, unless it finds a copy in its cache. This
