@@ -6,7 +6,8 @@
 The tests that run ansible-playbook use the collection staged where UPTIME_COLLECTIONS says
 (default build/collections: scripts/stage-collection.sh). The rate-limit
 test spends two minutes waiting for the service's limit, so it runs in a second
-pytest process beside the others. Then tests/reliability/report.py writes
+pytest process beside the others, which run in two workers (most of their time is
+spent waiting for answers slower than the client's timeout). Then tests/reliability/report.py writes
 docs/reliability.md and fails when its verdicts differ from the committed copy.
 The last line gives the counts of both pytest runs and the state of the report.
 
@@ -87,7 +88,7 @@ def main(argv=None):
         tests_start = time.monotonic()
         ignored = [BACKGROUND, SECRETS]
         foreground = subprocess.run(pytest_command(HERE, *['--ignore=%s' % os.path.join(HERE, name) for name in ignored],
-                                                   '-rfEX'),
+                                                   '-rfEX', '-n', '2'),
                                     cwd=REPO_ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, check=False)
         foreground_seconds = time.monotonic() - tests_start
