@@ -23,6 +23,9 @@ __all__ = ['OTHER_KEY', 'PRIMARY_KEY', 'Emulator']
 RECAP = re.compile(r'^(?P<host>\S+)\s+: ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+'
                    r'failed=(?P<failed>\d+)', re.MULTILINE)
 
+# A comment with a note appended by comment_mode append: the earlier comment, then the note after a UTC time stamp.
+APPENDED = re.compile(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', re.DOTALL)
+
 
 class PlaybookRun:
     """The result of one ``ansible-playbook`` run: ``rc``, ``output`` and the PLAY RECAP per host."""

@@ -20,15 +20,13 @@ import time
 
 import pytest
 
-from ecosystem_support import REPO_ROOT, Emulator, PlaybookRun, assert_changed_nothing
+from ecosystem_support import APPENDED, REPO_ROOT, Emulator, PlaybookRun, assert_changed_nothing
 from emulator.demo import DEMO_KEY, SECOND_KEY, SECOND_ZONE
 
 DEMO_SCRIPT = os.path.join(REPO_ROOT, 'scripts', 'demo.sh')
 DEMO_PYTHON = os.path.join(REPO_ROOT, '.nox', 'demo', 'bin', 'python')
 # What a fresh .nox/demo may hold at most.
 MOST_PACKAGES = 25
-# A comment with a note appended by comment_mode append: the earlier comment, then the note after a UTC time stamp.
-APPENDED = re.compile(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', re.DOTALL)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,8 @@ do. Handlers, by kind of block:
 
 * a playbook (a list of plays): run with ``ansible-playbook`` against the emulator, then again: the second run
   changes nothing and writes nothing (as the modules' EXAMPLES, test_examples.py);
-* a list of tasks: run in one play on localhost, the connection from the environment, then again likewise;
+* a list of tasks: run in one play on localhost, the connection from the environment, then again likewise
+  (tasks that only read run once, which changes and writes nothing);
 * a shell command block: run with bash in a temporary directory holding the files the docs say are there, the
   staged collection on ANSIBLE_COLLECTIONS_PATH and the virtualenv's bin first on PATH;
 * an inventory configuration: written to the file name the docs use and read with ``ansible-inventory``;
@@ -54,7 +55,7 @@ from ecosystem_support import (
     monitors_by_name,
     records,
 )
-from test_inventory import plain, stamp
+from test_inventory import assert_no_secret, plain, stamp
 from test_inventory import seed as seed_inventory_account
 
 # The key of no account: the runs of a block that sets its own api_key get it in UPTIME_API_KEY, so that they
@@ -125,9 +126,10 @@ def run_playbook_block(run, block):
     return first
 
 
-def run_task_block(run, block, asserts=()):
+def run_task_block(run, block, asserts=(), writes=True):
     """A list of tasks: run in one play on localhost whose connection comes from the environment (UPTIME_API_URL,
-    UPTIME_API_KEY), with ``asserts`` on what they registered; then again, changing and writing nothing."""
+    UPTIME_API_KEY), with ``asserts`` on what they registered; then again, changing and writing nothing. Tasks
+    that only read (``writes=False``) run once, and that run changes and writes nothing: a second would repeat it."""
     tasks = yaml.safe_load(substitute(block.text, run.emulator))
     assert isinstance(tasks, list) and all('hosts' not in task for task in tasks), '%r is not a list of tasks' % block
     if asserts:
@@ -135,9 +137,12 @@ def run_task_block(run, block, asserts=()):
                       'ansible.builtin.assert': {'that': list(asserts), 'quiet': True}})
     play = [{'name': 'Example of %s' % block.document, 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}]
     text = yaml.safe_dump(play, sort_keys=False)
-    first = run.playbook(text, '--diff')
     run.emulator.clear_log()
-    assert_changed_nothing(run.playbook(text, '--diff'))
+    unchanged = first = run.playbook(text, '--diff')
+    if writes:
+        run.emulator.clear_log()
+        unchanged = run.playbook(text, '--diff')
+    assert_changed_nothing(unchanged)
     assert run.emulator.writes() == []
     return first
 
@@ -406,7 +411,9 @@ def rulebook_inventory(run, block):
     """The inventory the rulebook's playbooks run with: the playbook the first rulebook starts, given the event
     of a monitor gone offline as ansible-rulebook gives it, acknowledges the incident. Its modules need
     ``requests``, which only the Python running the playbook is sure to have; interpreter discovery would pick
-    another Python."""
+    another Python. The incident had no comment: the playbook's note (the default one, as the event names no
+    rule) is the whole comment, with no time stamp (test_acknowledge_incident.py checks the note appended to
+    an operator's comment)."""
     shop = create_monitor(run.emulator, 'shop')
     create_incident(run.emulator, shop['id'], stamp(600))
     run.ansible.write('inventory.yml', block.text)
@@ -415,7 +422,9 @@ def rulebook_inventory(run, block):
     run.ansible.write('event.json', json.dumps(event))
     played = yaml.safe_load(run.block(FIRST_RULEBOOK).text)[0]['rules'][0]['action']['run_playbook']['name']
     run.shell('ansible-playbook -i inventory.yml %s -e @event.json' % played)
-    assert [incident['status'] for incident in incident_of(run.emulator, 'shop')] == ['acknowledged']
+    (incident,) = incident_of(run.emulator, 'shop')
+    assert (incident['status'], incident['comment']) == (
+        'acknowledged', 'Acknowledged by Event-Driven Ansible: uptime.monitoring.acknowledge_incident')
 
 
 def start_rulebooks(run, block, variables):
@@ -510,20 +519,32 @@ def constructed_groups(run, block):
 
 
 def inventory_cache(run, block):
-    """The cache configuration: a second run within cache_timeout sends no request; --flush-cache reads again. The
-    cache goes under ~ (HOME is the temporary directory)."""
+    """The cache configuration: a second run within cache_timeout sends no request and gives the same inventory,
+    host variables included; --flush-cache reads again (a monitor added meanwhile shows). The cache goes under ~
+    (HOME is the temporary directory): one entry, without the monitors' secrets or the API key, in its text or its
+    name."""
     seed_inventory_account(run.emulator)
     source = run.ansible.write('production.uptime.yml', block.text)
     env = {'HOME': run.workdir}
+
+    def inventory(*args):
+        return plain(json.loads(run.inventory(source, '--list', *args, env=env).stdout))
     run.emulator.clear_log()
-    first = run.inventory(source, '--graph', env=env).stdout
-    assert run.emulator.log()
-    assert os.listdir(os.path.join(run.workdir, '.cache', 'uptime-inventory'))
+    first = inventory()
+    assert len(run.emulator.log()) == 2  # the monitors, and the incidents of the offline one
+    cache = os.path.join(run.workdir, '.cache', 'uptime-inventory')
+    (entry,) = os.listdir(cache)
+    with open(os.path.join(cache, entry), encoding='utf-8') as handle:
+        cached = handle.read()
+    assert 'shop.example.com/health' in cached
+    assert_no_secret(entry, cached)
     run.emulator.clear_log()
-    assert run.inventory(source, '--graph', env=env).stdout == first
+    assert inventory() == first
     assert run.emulator.log() == []
-    run.inventory(source, '--graph', '--flush-cache', env=env)
-    assert run.emulator.log()
+    create_monitor(run.emulator, 'new', url='https://new.example.com/')
+    run.emulator.clear_log()
+    assert 'new.example.com' in inventory('--flush-cache')['_meta']['hostvars']
+    assert len(run.emulator.log()) == 2
 
 
 def health_check_commands(run, block):
@@ -637,7 +658,8 @@ def incidents_of_a_period(run, block):
     shop = create_monitor(run.emulator, 'shop')
     create_incident(run.emulator, shop['id'], stamp(4 * 86400), ended_at=stamp(3 * 86400), cause='Old')
     create_incident(run.emulator, shop['id'], stamp(7200), ended_at=stamp(3600), cause='Recent')
-    run_task_block(run, block, asserts=["resolved_last_day.incidents | map(attribute='cause') | list == ['Recent']"])
+    run_task_block(run, block, asserts=["resolved_last_day.incidents | map(attribute='cause') | list == ['Recent']"],
+                   writes=False)
 
 
 # -- docs/transport.md ---------------------------------------------------------------------------------------------

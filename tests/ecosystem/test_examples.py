@@ -2,7 +2,8 @@
 tasks of one playbook against the emulator (after seeding the records the examples refer to, ids
 included), and what the examples did to the account is checked. Then the same playbook runs again: a user
 who re-runs the examples as written changes nothing (changed=0, failed=0, no write), and the account is as
-the first run left it.
+the first run left it. Examples that only read (``writes=False``) run once: that run already changes
+nothing and writes nothing, which a second one would only repeat.
 
 A new module needs an entry in SPECS (the test that compares SPECS with plugins/modules/ says so)."""
 
@@ -52,8 +53,8 @@ def seed_monitors_up_to(emulator, monitor_id, named):
 
 
 # Per module: seed(emulator) makes what the examples refer to, vars are the play's variables the examples
-# use, asserts are checked (in the same play) on what the examples registered, and check(emulator, workdir)
-# looks at the account afterwards.
+# use, asserts are checked (in the same play) on what the examples registered, check(emulator, workdir)
+# looks at the account afterwards, and writes tells whether the examples change the account.
 
 def seed_monitor(emulator):
     # The maintenance examples address blog and staging (staging has a window to close), "Rename a monitor by id"
@@ -145,15 +146,15 @@ def check_incident_info(emulator, workdir):  # pylint: disable=unused-argument
 
 
 SPECS = {
-    'monitor': dict(seed=seed_monitor, check=check_monitor, vars={}, asserts=[]),
-    'monitor_info': dict(seed=seed_monitor_info, check=check_monitor_info, vars={}, asserts=[
+    'monitor': dict(seed=seed_monitor, check=check_monitor, writes=True, vars={}, asserts=[]),
+    'monitor_info': dict(seed=seed_monitor_info, check=check_monitor_info, writes=False, vars={}, asserts=[
         "all_monitors.monitors | map(attribute='name') | sort == ['admin', 'blog', 'shop']",
         "example_monitors.monitors | map(attribute='name') | list == ['blog', 'shop']",
         "shop.monitors | map(attribute='name') | list == ['shop']",
         "exported.export | length == 3",
         "exported.export_omitted.admin | sort == ['request_auth_password', 'request_auth_username']",
     ]),
-    'monitors': dict(seed=seed_monitors, check=check_monitors, vars={
+    'monitors': dict(seed=seed_monitors, check=check_monitors, writes=True, vars={
         # The monitors the first example made, as an inventory would list them: the sync keeps them as they are.
         'monitors_from_inventory': [
             {'name': 'shop', 'url': 'https://shop.example.com/health', 'interval': 60,
@@ -165,12 +166,12 @@ SPECS = {
         "plan.summary.unchanged == 2",
         "account.gathered | map(attribute='name') | list == ['blog', 'shop']",
     ]),
-    'incident': dict(seed=seed_incident, check=check_incident, vars={}, asserts=[
+    'incident': dict(seed=seed_incident, check=check_incident, writes=True, vars={}, asserts=[
         "resolved.incident.status == 'resolved'",
         "resolved.incident.monitor_name == 'shop'",
         "resolved.incident.comment is match('On it\\n\\[[0-9T:-]+Z\\] Pool size raised, connections back to normal$')",
     ]),
-    'incident_info': dict(seed=seed_incident_info, check=check_incident_info, vars={}, asserts=[
+    'incident_info': dict(seed=seed_incident_info, check=check_incident_info, writes=False, vars={}, asserts=[
         "all_incidents.incidents | length == 12",
         "to_acknowledge.incidents | map(attribute='id') | list == [12]",
         "shop_incidents.incidents | length == 11",
@@ -212,6 +213,10 @@ def test_examples(ansible, emulator, module):
         assert 'TASK [%s]' % name in run.output, run
     assert 'skipping:' not in run.output, run
     spec['check'](emulator, ansible.workdir)
+    if not spec['writes']:
+        # Only reads (check saw no write): a second run would repeat this one.
+        assert_changed_nothing(run)
+        return
 
     # Run as written once more: nothing changes, nothing fails, nothing is written, the account is as it was.
     emulator.clear_log()

@@ -95,26 +95,24 @@ def config(ansible):
     return write
 
 
-def test_graph_and_list(ansible, emulator, config):
+def test_groups_and_host_variables(ansible, emulator, config):
+    """The status groups and the host variables, from ``--list`` (what ``--graph`` prints of the same groups is
+    the sample of docs/inventory.md, test_docs_examples.py)."""
     seeded_from = instant(stamp(900))
     ids = seed(emulator)
     seeded_until = instant(stamp(900))
     source = config()
     emulator.clear_log()
 
-    shown = graph(ansible.inventory(source, '--graph'))
+    result = ansible.inventory(source, '--list')
     assert [(entry['method'], entry['path']) for entry in emulator.log()] == [
         ('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
-    assert {group: shown[group] for group in STATUS_GROUPS} == {
+    assert_no_secret(result.stdout, result.stderr)
+    inventory = listed(result)
+    assert {group: members(inventory, group) for group in STATUS_GROUPS} == {
         'uptime_pending': ['shop.example.com'], 'uptime_online': ['api.example.com'],
         'uptime_offline': ['shop.example.com'], 'uptime_paused': ['blog.example.com'],
         'uptime_maintenance': ['docs.example.com']}
-
-    emulator.clear_log()
-    result = ansible.inventory(source, '--list')
-    assert len(emulator.log()) == 2
-    assert_no_secret(result.stdout, result.stderr)
-    inventory = listed(result)
     hostvars = inventory['_meta']['hostvars']
     assert sorted(hostvars) == ['api.example.com', 'blog.example.com', 'docs.example.com', 'shop.example.com']
     shop = hostvars['shop.example.com']
@@ -241,30 +239,6 @@ def test_filters(ansible, emulator, config):
     # No listed monitor is offline: one request.
     assert [entry['query'] for entry in emulator.log()] == [
         'search=shop&status_page_id=4&search_by=url&sort_by=id&sort=asc&per_page=100']
-
-
-def test_cache(ansible, emulator, config, tmp_path):
-    seed(emulator)
-    cache_dir = tmp_path / 'inventory-cache'
-    source = config('cache: true\ncache_plugin: ansible.builtin.jsonfile\ncache_connection: %s\n' % cache_dir)
-    emulator.clear_log()
-    first = ansible.inventory(source, '--list')
-    assert len(emulator.log()) == 2
-
-    emulator.clear_log()
-    second = ansible.inventory(source, '--list')
-    assert emulator.log() == []
-    assert listed(second) == listed(first)
-
-    cached = [path.read_text(encoding='utf-8') for path in cache_dir.iterdir()]
-    assert len(cached) == 1 and 'shop.example.com/health' in cached[0]
-    assert_no_secret(*cached)
-
-    create_monitor(emulator, 'new', url='https://new.example.com/')
-    emulator.clear_log()
-    flushed = listed(ansible.inventory(source, '--list', '--flush-cache'))
-    assert len(emulator.log()) == 2
-    assert 'new.example.com' in flushed['_meta']['hostvars']
 
 
 def test_no_offline_monitor_no_incident_request(ansible, emulator, config):

@@ -1,17 +1,18 @@
 """Run each example playbook of playbooks/ (as a collection playbook, uptime.monitoring.NAME) against the
 emulator and check what it did to the account. Each runs a second time with the same arguments: that run
 changes nothing and fails nothing (changed=0, failed=0 in the PLAY RECAP) and writes nothing, except
-rolling_deploy, whose every run pauses and resumes the monitors around the deploy it makes (see its test)."""
+rolling_deploy, whose every run is a deploy that pauses and resumes the monitors around it: one run, its
+changes counted per host (see its test)."""
 
 from __future__ import annotations
 
 import os
-import re
 import stat
 
 import yaml
 
 from ecosystem_support import (
+    APPENDED,
     OTHER_KEY,
     assert_changed_nothing,
     create_incident,
@@ -119,53 +120,25 @@ def test_rolling_deploy_pauses_and_restores(ansible, emulator):
     record = os.path.join(ansible.workdir, 'record.jsonl')
     emulator.clear_log()
 
-    ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
-                     '-e', 'deploy_record=%s' % record, inventory=inventory)
+    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
+                           '-e', 'deploy_record=%s' % record, inventory=inventory)
 
     during = {entry['host']: entry['monitor'] for entry in read_deploy_record(record)}
     assert during['web1.example.com']['status'] == 'paused'
     assert during['web2.example.com']['status'] == 'paused'
     assert during['web3.example.com'] is None  # no monitor: deployed without touching the service
 
+    # Every run is a deploy, so no second run: this one's true changes are counted. Each host's deploy records a
+    # line (one change); web1 is paused and resumed (two more), nothing fails.
+    assert {host: (counts['changed'], counts['failed']) for host, counts in run.recap.items()} == {
+        'web1.example.com': (3, 0), 'web2.example.com': (1, 0), 'web3.example.com': (1, 0)}, run
+    # The only writes pause web1 and resume it; web2 was already paused: nothing to pause, nothing to resume.
+    assert [(entry['path'], entry['form'].get('pause')) for entry in emulator.writes()] == [
+        ('/api/v1/monitors/%d' % web1['id'], '1'), ('/api/v1/monitors/%d' % web1['id'], '0')]
+    # Every monitor is left as the deploy found it.
     monitors = monitors_by_name(emulator)
     assert monitors['web1.example.com']['status'] != 'paused'
     assert monitors['web2.example.com']['status'] == 'paused'
-    assert [entry['form'].get('pause') for entry in writes_to(emulator, web1['id'])] == ['1', '0']
-    assert writes_to(emulator, web2['id']) == []  # already paused: nothing to pause, nothing to resume
-
-    # Every run is a deploy: a second one (with deploy tasks that change nothing themselves) pauses and resumes
-    # web1 again, two true changes and no failure, and leaves every monitor as it found it. Nothing else changes.
-    noop_deploy = ansible.write('noop-deploy.yml', '- name: Deploy nothing\n  ansible.builtin.debug:\n    msg: deployed\n')
-    emulator.clear_log()
-    again = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers',
-                             '-e', 'deploy_tasks_file=%s' % noop_deploy, inventory=inventory)
-    assert {host: (counts['changed'], counts['failed']) for host, counts in again.recap.items()} == {
-        'web1.example.com': (2, 0), 'web2.example.com': (0, 0), 'web3.example.com': (0, 0)}, again
-    assert [entry['form'].get('pause') for entry in emulator.writes()] == ['1', '0']
-    assert {name: monitor['status'] for name, monitor in monitors_by_name(emulator).items()} == {
-        name: monitor['status'] for name, monitor in monitors.items()}
-
-
-def test_rolling_deploy_restores_after_a_failed_deploy(ansible, emulator):
-    inventory = ansible.write('inventory.ini', INVENTORY)
-    web1 = create_monitor(emulator, 'web1.example.com')
-    web2 = create_monitor(emulator, 'web2.example.com')
-    deploy_tasks = ansible.write('deploy.yml', DEPLOY_TASKS)
-    record = os.path.join(ansible.workdir, 'record.jsonl')
-    emulator.clear_log()
-
-    run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file=%s' % deploy_tasks,
-                           '-e', 'deploy_record=%s' % record, '-e', '{"deploy_fail_on": ["web1.example.com"]}',
-                           inventory=inventory, check=False)
-
-    assert run.rc != 0, run
-    assert 'the deploy of web1.example.com failed' in run.output
-    # The failed host's monitor was paused for the deploy and resumed afterwards.
-    assert [entry['host'] for entry in read_deploy_record(record)] == ['web1.example.com']
-    assert [entry['form'].get('pause') for entry in writes_to(emulator, web1['id'])] == ['1', '0']
-    assert monitors_by_name(emulator)['web1.example.com']['status'] != 'paused'
-    # The rollout stopped: the next host was neither deployed nor touched.
-    assert writes_to(emulator, web2['id']) == []
 
 
 def test_rolling_deploy_stops_after_the_batch_that_failed(ansible, emulator):
@@ -213,8 +186,13 @@ def test_rolling_deploy_maintenance_window(ansible, emulator):
                            '-e', 'uptime_maintenance_minutes=45', '-e', '{"deploy_fail_on": ["web2.example.com"]}',
                            inventory=inventory, check=False)
 
+    # One host at a time (deploy_serial's default): the rollout stops at web2's failure, web3 is not deployed.
     assert run.rc != 0, run
-    during = {entry['host']: entry['monitor'] for entry in read_deploy_record(record)}
+    assert 'the deploy of web2.example.com failed' in run.output
+    recorded = read_deploy_record(record)
+    assert [entry['host'] for entry in recorded] == ['web1.example.com', 'web2.example.com']
+    assert 'web3.example.com' not in run.recap, run
+    during = {entry['host']: entry['monitor'] for entry in recorded}
     for host in ('web1.example.com', 'web2.example.com'):
         assert during[host]['status'] == 'maintenance'
         assert during[host]['paused'] is False
@@ -271,25 +249,6 @@ def test_respond_to_incident_acknowledge_then_resolve(ansible, emulator):
     assert_changed_nothing(again)
     assert emulator.writes() == []
     assert emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']['comment'] == incident['comment']
-
-
-def test_respond_to_incident_resolve_keeps_the_operators_comment(ansible, emulator):
-    shop = create_monitor(emulator, 'shop')
-    note = 'Failed over to the replica; do not restart the primary'
-    ongoing = create_incident(emulator, shop['id'], '2026-01-11T08:00:00', acknowledged_at='2026-01-11T08:05:00', comment=note)
-
-    for run in range(2):
-        emulator.clear_log()
-        resolved = ansible.playbook('uptime.monitoring.respond_to_incident', '-e', 'uptime_monitor=shop',
-                                    '-e', 'uptime_incident_action=resolve', '-e', '{"uptime_incident_comment": "Primary rebuilt"}')
-        incident = emulator.api('GET', '/api/v1/incidents/%d' % ongoing['id']).json['data']
-        assert incident['status'] == 'resolved'
-        assert APPENDED.fullmatch(incident['comment']).groups() == (note, 'Primary rebuilt'), incident['comment']
-        if run:  # the second run appends nothing
-            assert_changed_nothing(resolved)
-            assert emulator.writes() == []
-        else:
-            assert resolved.changed() == 1
 
 
 def test_respond_to_incident_resolve_acknowledges_first(ansible, emulator):
@@ -360,10 +319,6 @@ def seed_account(emulator):
     create_incident(emulator, shop['id'], '2026-01-12T08:00:00', cause='Timeouts')
 
 
-# A comment with a note appended by comment_mode append: the earlier comment, then the note after a UTC time stamp.
-APPENDED = re.compile(r'(.*)\n\[[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z\] (.*)', re.DOTALL)
-
-
 def comparable(monitor):
     keys = ('url', 'interval', 'alert_condition', 'alert_text_lookup', 'request_method', 'cache_buster', 'status',
             'request_auth_username', 'maintenance_start_at', 'maintenance_end_at')
@@ -425,22 +380,19 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator):
     assert sorted((incident['monitor']['name'], incident['started_at'][:19], incident['status']) for incident in incidents) == [
         ('shop', '2026-01-10T08:00:00', 'resolved'), ('shop', '2026-01-12T08:00:00', 'unresolved')]
 
+    # The admin's credentials set from a vault, as the message says, then imported again: nothing changes (what
+    # the vault set is kept), the admin is no longer named, and the shop, still without them, is (said as it is).
+    copy_admin = monitors_by_name(emulator, OTHER_KEY)['admin']
+    update_monitor(emulator, copy_admin['id'], api_key=OTHER_KEY, request_auth_username='uptime',
+                   request_auth_password='from-the-vault')
     emulator.clear_log()
     again = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
                              api_key=OTHER_KEY)
     assert_changed_nothing(again)
     assert emulator.writes() == []
-    # Still without them: said again, as it is.
-    assert ("monitor 'admin' has no request_auth_username, request_auth_password (left out of the export): set them "
-            "with uptime.monitoring.monitor") in again.output
-
-    # Set from a vault, as the message says: then nothing is named.
-    copy_admin = monitors_by_name(emulator, OTHER_KEY)['admin']
-    update_monitor(emulator, copy_admin['id'], api_key=OTHER_KEY, request_auth_username='uptime',
-                   request_auth_password='from-the-vault')
-    restored = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                                api_key=OTHER_KEY)
-    assert "monitor 'admin'" not in restored.output and "monitor 'shop' has no request_headers, alerts" in restored.output
+    assert "monitor 'admin'" not in again.output
+    assert ("monitor 'shop' has no request_headers, alerts (left out of the export): set them with "
+            "uptime.monitoring.monitor") in again.output
 
     # The export imported into the account it came from (untouched since), merged: the monitors keep what the export
     # left out, and nothing is named.
@@ -496,15 +448,24 @@ host_names: monitor_name
 
 
 def test_health_check_of_offline_hosts(ansible, emulator):
-    """Only the hosts in uptime_offline are checked; their incidents are acknowledged or resolved on request."""
+    """Only the hosts in uptime_offline are checked; their incidents are acknowledged or resolved on request. The
+    play's notes are appended: what an operator wrote on an incident survives, and a second run appends nothing."""
     # The monitored URLs are the emulator's own: GET /_emulator/ answers 200, /_emulator/missing 404.
     recovered = create_monitor(emulator, 'recovered', url=emulator.url + '/_emulator/')
     broken = create_monitor(emulator, 'broken', url=emulator.url + '/_emulator/missing')
     create_monitor(emulator, 'pending', url=emulator.url + '/_emulator/missing')
-    recovered_incident = create_incident(emulator, recovered['id'], '2026-01-11T08:00:00')
-    broken_incident = create_incident(emulator, broken['id'], '2026-01-11T09:00:00')
+    # One operator acknowledged the recovered monitor's incident with a note; another noted something on the broken
+    # monitor's incident without acknowledging it.
+    recovered_note = 'Investigating: the load balancer drops health checks'
+    broken_note = 'Vendor ticket 4711 opened'
+    recovered_incident = create_incident(emulator, recovered['id'], '2026-01-11T08:00:00', acknowledged_at='2026-01-11T08:10:00',
+                                         comment=recovered_note)
+    broken_incident = create_incident(emulator, broken['id'], '2026-01-11T09:00:00', comment=broken_note)
     inventory = ansible.write('production.uptime.yml', HEALTH_INVENTORY)
     emulator.clear_log()
+
+    def incident(record):
+        return emulator.api('GET', '/api/v1/incidents/%d' % record['id']).json['data']
 
     report = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
     assert sorted(report.recap) == ['broken', 'recovered']  # not the pending monitor's host
@@ -516,11 +477,13 @@ def test_health_check_of_offline_hosts(ansible, emulator):
     acted = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
                              '-e', 'uptime_health_resolve=true', inventory=inventory)
     assert acted.changed() == 2
-    incident = emulator.api('GET', '/api/v1/incidents/%d' % broken_incident['id']).json['data']
-    assert (incident['status'], incident['comment']) == (
-        'acknowledged', 'Health check: %s/_emulator/missing still fails (HTTP 404).' % emulator.url)
-    incident = emulator.api('GET', '/api/v1/incidents/%d' % recovered_incident['id']).json['data']
-    assert incident['status'] == 'resolved'
+    broken_after, recovered_after = incident(broken_incident), incident(recovered_incident)
+    assert broken_after['status'] == 'acknowledged'
+    assert APPENDED.fullmatch(broken_after['comment']).groups() == (
+        broken_note, 'Health check: %s/_emulator/missing still fails (HTTP 404).' % emulator.url), broken_after
+    assert recovered_after['status'] == 'resolved'
+    assert APPENDED.fullmatch(recovered_after['comment']).groups() == (
+        recovered_note, 'Health check: %s/_emulator/ answers again (HTTP 200).' % emulator.url), recovered_after
     assert monitors_by_name(emulator)['recovered']['status'] == 'online'
 
     # Again: the recovered host has left uptime_offline, the broken one's incident is already acknowledged.
@@ -530,40 +493,8 @@ def test_health_check_of_offline_hosts(ansible, emulator):
     assert sorted(again.recap) == ['broken']
     assert_changed_nothing(again)
     assert emulator.writes() == []
-
-
-def test_health_check_appends_its_note_to_an_operators_comment(ansible, emulator):
-    """The play's notes are appended: what an operator wrote on an incident survives, and a second run appends nothing."""
-    recovered = create_monitor(emulator, 'recovered', url=emulator.url + '/_emulator/')
-    broken = create_monitor(emulator, 'broken', url=emulator.url + '/_emulator/missing')
-    # One operator acknowledged the recovered monitor's incident with a note; another noted something on the broken
-    # monitor's incident without acknowledging it.
-    recovered_note = 'Investigating: the load balancer drops health checks'
-    broken_note = 'Vendor ticket 4711 opened'
-    recovered_incident = create_incident(emulator, recovered['id'], '2026-01-11T08:00:00', acknowledged_at='2026-01-11T08:10:00',
-                                         comment=recovered_note)
-    broken_incident = create_incident(emulator, broken['id'], '2026-01-11T09:00:00', comment=broken_note)
-    inventory = ansible.write('production.uptime.yml', HEALTH_INVENTORY)
-
-    def comments():
-        return {incident_id: emulator.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']['comment']
-                for incident_id in (recovered_incident['id'], broken_incident['id'])}
-
-    acted = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
-                             '-e', 'uptime_health_resolve=true', inventory=inventory)
-    assert acted.changed() == 2
-    after = comments()
-    assert APPENDED.fullmatch(after[recovered_incident['id']]).groups() == (
-        recovered_note, 'Health check: %s/_emulator/ answers again (HTTP 200).' % emulator.url), after
-    assert APPENDED.fullmatch(after[broken_incident['id']]).groups() == (
-        broken_note, 'Health check: %s/_emulator/missing still fails (HTTP 404).' % emulator.url), after
-
-    emulator.clear_log()
-    again = ansible.playbook('uptime.monitoring.health_check', '-e', 'uptime_health_acknowledge=true',
-                             '-e', 'uptime_health_resolve=true', inventory=inventory)
-    assert_changed_nothing(again)
-    assert emulator.writes() == []
-    assert comments() == after
+    assert (incident(broken_incident)['comment'], incident(recovered_incident)['comment']) == (
+        broken_after['comment'], recovered_after['comment'])
 
 
 def test_health_check_with_nothing_offline(ansible, emulator):
