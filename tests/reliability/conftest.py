@@ -25,6 +25,19 @@ import matrix_settings  # noqa: E402  pylint: disable=wrong-import-position
 import reliability_support  # noqa: E402  pylint: disable=wrong-import-position
 
 
+COLLECTION_ORDER = {}
+
+
+def pytest_collection_modifyitems(items):
+    COLLECTION_ORDER.update((item.nodeid, order) for order, item in enumerate(items))
+
+
+@pytest.fixture(autouse=True)
+def recording_order(request):
+    """The rows this test records carry its place in the collection (the same in every xdist worker)."""
+    reliability_support.RUNNING['order'] = COLLECTION_ORDER.get(request.node.nodeid, 0)
+
+
 @pytest.fixture(scope='session')
 def emulator_server():
     """One emulator process for the session (in-memory database, rate limit off)."""

@@ -29,10 +29,15 @@ TS = '%Y-%m-%dT%H:%M:%S'
 
 # -- recording ---------------------------------------------------------------------------
 
+# The running test's place in the collection (conftest.py sets it): report.py orders rows by it, so that the report
+# reads the same whichever pytest-xdist worker recorded a row first.
+RUNNING = {'order': 0}
+
+
 def record(group, key, **row):
     """Append one result row to tests/output/reliability/results/<group>.jsonl (the last row of a key wins)."""
     os.makedirs(RESULTS_DIR, exist_ok=True)
-    row = dict(row, group=group, key=key)
+    row = dict(row, group=group, key=key, order=RUNNING['order'])
     with open(os.path.join(RESULTS_DIR, '%s.jsonl' % group), 'a', encoding='utf-8') as handle:
         handle.write(json.dumps(row, sort_keys=True) + '\n')
 

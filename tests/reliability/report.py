@@ -43,7 +43,8 @@ GOOD_OUTCOMES = ('recovered', 'failed', 'failed, may be applied', 'failed, write
 
 
 def load(results_dir):
-    """``{group: [rows]}``, the last row of each key, in the order the keys first appeared."""
+    """``{group: [rows]}``, the last row of each key, in the order of the tests that recorded them (then of
+    recording: rows of one test, or rows without an order)."""
     groups = {}
     for group in GROUPS:
         path = os.path.join(results_dir, '%s.jsonl' % group)
@@ -55,7 +56,7 @@ def load(results_dir):
                 if line.strip():
                     row = json.loads(line)
                     rows[row['key']] = row
-        groups[group] = list(rows.values())
+        groups[group] = sorted(rows.values(), key=lambda row: row.get('order', 0))
     return groups
 
 
