@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The test command: every session of noxfile.py but the demo (nox --list names them), three at a time.
-#   ./scripts/test.sh -s lint units-2.21     # the named sessions; -t 2.21: those of one ansible-core line
-# Arguments go to nox as they are. Needs python3 (3.11 or newer); installs nox and uv into .venv-nox.
+# The test command: every session of noxfile.py but the demo (nox --list names them), three at a time; arguments go to
+# nox as they are (-s lint units-2.21, or -t 2.21 for one ansible-core line). Needs python3 >= 3.11; installs nox and uv.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if ! .venv-nox/bin/python -c 'import nox' 2>/dev/null || [[ tests/requirements-nox.txt -nt .venv-nox/bin/nox ]]; then

@@ -391,7 +391,10 @@ def test_tls_cell(tls_emulator, connection, scenario, variant, column):
     run = run_module(scenario.main, args)
     emulator.clear_faults()
     log = emulator.log()
-    faulted = [handshake for handshake in emulator.handshakes() if handshake['certificate'] == kind]
+
+    def of_the_fault(handshakes):
+        return [handshake for handshake in handshakes if handshake['certificate'] == kind]
+    faulted = of_the_fault(emulator.handshakes(until=of_the_fault))
     problems = []
     reached_anyway = any(hits(entry, scenario) for entry in log[requests_before:requests_before + 1])
     if not faulted or len(log) < requests_before or reached_anyway:
