@@ -31,7 +31,8 @@ MOST_PACKAGES = 25
 
 @pytest.fixture(autouse=True)
 def demo_lock():
-    """One test of this file at a time: two installs into a fresh .nox/demo at once would break each other."""
+    """One test of this file at a time (.ci/run holds the lock too while its demo runs): two installs into a fresh
+    .nox/demo at once would break each other."""
     os.makedirs(os.path.join(REPO_ROOT, 'build'), exist_ok=True)
     with open(os.path.join(REPO_ROOT, 'build', 'demo.lock'), 'w', encoding='utf-8') as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
