@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 # Each tested ansible-core line, with the Python it runs on: 2.19 is the oldest supported (meta/runtime.yml).
 LINES = {'2.19': '3.11', '2.21': '3.13'}
 OLDEST = '2.19'
-# The distribution's build of a Python where there is one: linked statically, it ran the suites a fifth faster than pyenv's.
+# The distribution's build of a Python where there is one: linked statically, it cut CPU 7 to 18 % against pyenv's shared one.
 PYTHONS = {version: f'/usr/bin/python{version}' if os.path.exists(f'/usr/bin/python{version}') else version for version in LINES.values()}
 DEV = ('-r', 'requirements-dev.txt')
 
