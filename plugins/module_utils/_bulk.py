@@ -20,7 +20,7 @@ from ._connection import account_zone, connect
 from ._engine import Engine
 from ._monitor import MONITOR, MONITORS
 from ._resource import NameMatcher
-from ._schema import ValidationError, record_id, to_text
+from ._schema import UnresolvedMaskError, ValidationError, record_id, to_text
 
 STATES = ['merged', 'replaced', 'overridden', 'deleted', 'gathered']
 REPLACING_STATES = ('replaced', 'overridden')
@@ -43,6 +43,7 @@ MONITORS_ARGSPEC = dict(
     config=dict(type='list', elements='dict', options=config_argument_spec()),
     state=dict(type='str', default='merged', choices=STATES),
     workers=dict(type='int', default=4),
+    reveal_secrets=dict(type='bool', default=False),
 )
 
 
@@ -238,7 +239,7 @@ def plan(state, config, records, hide=lambda values: None, wanted=None, zone=Non
     names = [to_text(item.get('name')) for item in config]
     matcher = NameMatcher(names).add(records)
     planner = Engine(MONITORS, None, check_mode=True, zone=zone)
-    actions = []
+    actions, unresolved = [], []
     for index, (name, desired) in enumerate(zip(names, wanted)):
         record = matcher.find(name)
         if record is not None:
@@ -248,10 +249,16 @@ def plan(state, config, records, hide=lambda values: None, wanted=None, zone=Non
             continue
         try:
             outcome = planner.update(record, desired) if record is not None else planner.create(desired)
+        except UnresolvedMaskError as exc:
+            # Every masked secret that cannot be kept is named at once, before any write.
+            unresolved.extend(('config[%d].%s' % (index, field), message) for field, message in exc.problems)
+            continue
         except ValidationError as exc:
             raise _prefixed(exc, index, name)
         kind = 'create' if record is None else ('update' if outcome.changed else 'none')
         actions.append(Action(kind, name, record=record, desired=desired, outcome=outcome))
+    if unresolved:
+        raise UnresolvedMaskError(unresolved)
     if state == 'overridden':
         for record in matcher.unmatched(records):
             hide(MONITOR.secret_values(MONITOR.current(record)))
@@ -337,7 +344,10 @@ class MonitorSync:
         if state == 'gathered':
             if params['config'] is not None:
                 raise ValidationError('config', 'is not used with state=gathered (it reads every monitor)')
-            return self.gather()
+            return self.gather(params.get('reveal_secrets'))
+        if params.get('reveal_secrets'):
+            raise ValidationError('reveal_secrets', 'is used only with state=gathered (it reveals what the export '
+                                                    'holds)')
         if params['config'] is None:
             raise ValidationError('config', 'is required with state=%s' % state)
         # Every entry is checked before the account is read: bad input costs no request.
@@ -348,15 +358,10 @@ class MonitorSync:
             self.apply(actions)
         return self.result(records, actions)
 
-    def gather(self):
-        views = sorted((MONITORS.record_view(record) for record in self.read_all()), key=_name_key)
-        gathered, omitted = [], {}
-        for view in views:
-            args, left_out = MONITORS.export(view)
-            gathered.append(args)
-            if left_out:
-                omitted[view['name']] = left_out
-        return dict(changed=False, gathered=gathered, gathered_omitted=omitted, requests=self.request_count)
+    def gather(self, reveal=False):
+        records = sorted(self.read_all(), key=lambda record: (to_text(record.get('name')) or '', record_id(record)))
+        gathered, masked = MONITORS.export(records, reveal)
+        return dict(changed=False, gathered=gathered, gathered_masked=masked, requests=self.request_count)
 
     def result(self, records, actions):
         views = {id(record): MONITORS.record_view(record) for record in records}

@@ -120,7 +120,8 @@ class Engine:
 
     def create(self, desired):
         """Create a record; after a lost answer or a conflict, converge the one found by natural key."""
-        desired = self._sendable(desired)
+        # A masked secret keeps a stored one: a record yet to be created has none.
+        desired = self.schema.unmasked(self._sendable(desired), None, '%s (to be created)' % self.resource.label(desired))
         body = self.schema.create_body(desired, self.resource.label(desired))
         predicted = self.schema.created(dict(body, **desired))
         self.schema.check_required(predicted, self.resource.label(desired))
@@ -181,8 +182,8 @@ class Engine:
 
     def update(self, record, desired, ignore=(), fallback=None):
         """Update a record to ``desired`` (``ignore``: names not compared); a lost answer is settled by a read."""
-        desired = self._sendable(desired)
         before = self.schema.current(record, fallback)
+        desired = self.schema.unmasked(self._sendable(desired), before, self.resource.label(record))
         compared = {name: value for name, value in desired.items() if name not in ignore}
         changes = self.schema.differences(compared, before)
         if not changes:

@@ -43,27 +43,31 @@ def no_log_option_names(spec):
     return names
 
 
-def raw_secrets(value, secret_names, item_rules=None):
+def raw_secrets(value, secret_names, fields=None):
     """Secret values in module arguments as given, before any validation, whatever their YAML type.
 
-    Values of options named in ``secret_names``, and the ``value`` of every
-    ``{key, value}`` item of a list option that ``item_rules`` names whose rule
-    (the field's ``sensitive_items``) finds it secret: a field is secret by what
-    it is, so a number (``value: 987654321``) is as secret as a string.
+    Values of options named in ``secret_names``; the ``value`` of every
+    ``{key, value}`` item of a list option of ``fields`` whose rule (the
+    field's ``sensitive_items``) finds it secret: a field is secret by what it
+    is, so a number (``value: 987654321``) is as secret as a string; and the
+    secret parts of a text option of ``fields`` (a URL's password).
     """
-    item_rules = item_rules or {}
+    fields = fields or {}
     found = []
     if isinstance(value, dict):
         for name, item in value.items():
             if name in secret_names:
                 found.extend(_scalar_texts(item))
                 continue
-            if name in item_rules:
-                found.extend(_secret_item_texts(item, item_rules[name]))
-            found.extend(raw_secrets(item, secret_names, item_rules))
+            field = fields.get(name)
+            if field is not None and field.sensitive_items:
+                found.extend(_secret_item_texts(item, field.sensitive_items))
+            elif field is not None and isinstance(item, str):
+                found.extend(field.secret_values(item))
+            found.extend(raw_secrets(item, secret_names, fields))
     elif isinstance(value, (list, tuple)):
         for item in value:
-            found.extend(raw_secrets(item, secret_names, item_rules))
+            found.extend(raw_secrets(item, secret_names, fields))
     return found
 
 
@@ -71,7 +75,9 @@ def _secret_item_texts(items, rule):
     """The values of the items of a list option as given that ``rule`` finds secret, in whatever shape they were
     given: a list, a dict by position, one item without its list, or nested lists (all refused later)."""
     if isinstance(items, dict) and 'key' in items:
-        return _scalar_texts(items.get('value')) if rule(items) is not None else []
+        # A masked value (as results show it) is no secret: it stands for the stored one.
+        shown = rule(items)
+        return _scalar_texts(items.get('value')) if shown is not None and shown != items.get('value') else []
     if isinstance(items, dict):
         items = list(items.values())
     if not isinstance(items, (list, tuple)):
@@ -93,15 +99,15 @@ class _CensoringModule(AnsibleModule):
     values of nested options, and its failure result echoes the arguments.
     """
 
-    def __init__(self, secret_names, item_rules, precheck=None, **kwargs):
+    def __init__(self, secret_names, fields, precheck=None, **kwargs):
         self._secret_names = secret_names
-        self._item_rules = item_rules
+        self._fields = fields
         self._precheck = precheck
         super().__init__(**kwargs)
 
     def _load_params(self):
         super()._load_params()
-        self.no_log_values.update(raw_secrets(self.params, self._secret_names, self._item_rules))
+        self.no_log_values.update(raw_secrets(self.params, self._secret_names, self._fields))
 
     def _set_internal_properties(self):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given
@@ -120,14 +126,14 @@ class UptimeModule:
     def __init__(self, argument_spec, supports_check_mode=True, precheck=None, schema=None, **kwargs):
         """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them.
 
-        ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items are
-        censored from the arguments as given.
+        ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items and
+        secret parts of texts are censored from the arguments as given.
         """
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
-        item_rules = {field.name: field.sensitive_items for field in (schema.fields if schema else ())
-                      if field.sensitive_items}
-        self.ansible = _CensoringModule(no_log_option_names(spec), item_rules, precheck, argument_spec=spec,
+        fields = {field.name: field for field in (schema.fields if schema else ())
+                  if field.sensitive_items or field.secret_spans}
+        self.ansible = _CensoringModule(no_log_option_names(spec), fields, precheck, argument_spec=spec,
                                         supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode

@@ -21,6 +21,7 @@ from ._schema import (
     mask_sensitive_header,
     mask_url,
     record_id,
+    url_secret_spans,
     timestamp_or_text,
     to_text,
 )
@@ -76,9 +77,12 @@ def check_alert(alert):
     return None
 
 
-def mask_webhook(alert):
-    """An alert's value as shown: a webhook URL with only its scheme and host; None for the other channels."""
-    return mask_url(alert.get('value')) if alert.get('key') in URL_CHANNELS else None
+def mask_alert(alert):
+    """An alert's value as shown: a webhook URL with only its scheme and host, a telegram value (it holds a bot token)
+    masked whole; None for the channels whose value is no secret."""
+    if alert.get('key') in URL_CHANNELS:
+        return mask_url(alert.get('value'))
+    return MASK if alert.get('key') == 'telegram' else None
 
 
 def paused_from_status(record):
@@ -88,7 +92,7 @@ def paused_from_status(record):
 
 MONITOR = Schema([
     Field('name', required=True, min_length=1, max_length=128),
-    Field('url', required=True, check=check_url),
+    Field('url', required=True, check=check_url, secret_spans=url_secret_spans),
     Field('interval', 'int', choices=INTERVALS, required=True),
     Field('alert_condition', choices=ALERT_CONDITIONS, default='url_unavailable', send_default=True,
           sent_with=('alert_text_lookup',)),
@@ -104,7 +108,7 @@ MONITOR = Schema([
     Field('maintenance_start_at', 'timestamp', together='maintenance_end_at'),
     Field('maintenance_end_at', 'timestamp', together='maintenance_start_at', later_than='maintenance_start_at'),
     Field('alerts', 'pairs', max_items=100, check=check_alert, item_key_choices=ALERT_CHANNELS,
-          sensitive_items=mask_webhook),
+          sensitive_items=mask_alert),
     Field('paused', 'bool', api_name='pause', default=False, on_create=False, read=paused_from_status),
 ])
 
@@ -124,7 +128,8 @@ class MonitorResource(Resource):
         status_page_id=dict(type='int'),
         sort_by=dict(type='str', choices=['id', 'name', 'url']),
     )
-    lookup_options = dict(name=dict(type='str'), export=dict(type='bool', default=False))
+    lookup_options = dict(name=dict(type='str'), export=dict(type='bool', default=False),
+                          reveal_secrets=dict(type='bool', default=False))
     default_search_by = 'name'
 
     def label(self, values):
@@ -181,21 +186,22 @@ class MonitorResource(Resource):
     def narrow(self, client, lookups, query):
         return [self.find_by_name(client, to_text(lookups['name']))] if lookups.get('name') is not None else None
 
-    def info_extras(self, views, lookups):
+    def info_extras(self, records, lookups):
         if not lookups.get('export'):
             return {}
-        extras = dict(export=[], export_omitted={})
-        for view in views:
-            args, omitted = self.export(view)
-            extras['export'].append(args)
-            if omitted:
-                extras['export_omitted'][view['name']] = omitted
-        return extras
+        export, masked = self.export(records, lookups.get('reveal_secrets'))
+        return dict(export=export, export_masked=masked)
 
-    def export(self, view):
-        """Arguments of the monitor module that recreate ``view``, and the names of the secrets left out
-        (see :meth:`Schema.exportable`)."""
-        return MONITOR.exportable(view)
+    def export(self, records, reveal=False):
+        """The monitor options that recreate each of ``records``, and per monitor name the options that hold a masked
+        secret (none with ``reveal``): see :meth:`Schema.exported`."""
+        exported, masked = [], {}
+        for values in (MONITOR.current(record) for record in records):
+            options, masked_options = MONITOR.exported(values, reveal)
+            exported.append(options)
+            if masked_options:
+                masked[values['name']] = masked_options
+        return exported, masked
 
 
 MONITORS = MonitorResource()

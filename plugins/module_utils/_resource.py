@@ -117,8 +117,8 @@ class Resource:
         """For an info task: the records a lookup option finds, or None to list with ``query`` (narrowed here)."""
         return None
 
-    def info_extras(self, views, lookups):
-        """More keys of an info task's result."""
+    def info_extras(self, records, lookups):
+        """More keys of an info task's result, from the records it returns."""
         return {}
 
 

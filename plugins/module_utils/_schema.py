@@ -17,7 +17,7 @@ import datetime
 import decimal
 import re
 import threading
-from urllib.parse import urlsplit
+from urllib.parse import unquote_plus, urlsplit
 
 try:
     import zoneinfo
@@ -44,6 +44,15 @@ class ValidationError(Exception):
     def __init__(self, field, message):
         super().__init__('%s: %s' % (field, message))
         self.field = field
+
+
+class UnresolvedMaskError(ValidationError):
+    """Masked secrets given as input that no stored secret answers for, each ``(option, message)``: nothing is sent."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        Exception.__init__(self, '; '.join('%s: %s' % problem for problem in self.problems))
+        self.field = self.problems[0][0]
 
 
 # -- normalisers: service or user value -> comparable value ---------------
@@ -267,6 +276,46 @@ def mask_sensitive_header(item):
     return MASK if is_sensitive_name(item.get('key')) else None
 
 
+def url_secret_spans(url):
+    """Where a URL holds secrets, as ``(start, end)`` positions: the password of its user-info, and the value of each
+    query parameter whose name looks secret. Read from the text itself, so that a malformed URL cannot raise."""
+    url = str(url)
+    scheme = re.match(r'[A-Za-z][A-Za-z0-9+.-]*://', url)
+    if not scheme:
+        return []
+    start = scheme.end()
+    end = min([position for position in (url.find(char, start) for char in '/?#') if position != -1] + [len(url)])
+    spans = []
+    at = url.rfind('@', start, end)
+    colon = url.find(':', start, at) if at != -1 else -1
+    if colon != -1 and colon + 1 < at:
+        spans.append((colon + 1, at))
+    fragment = url.find('#', end)
+    query_end = fragment if fragment != -1 else len(url)
+    query = url.find('?', end, query_end)
+    if query != -1:
+        position = query + 1
+        for parameter in url[query + 1:query_end].split('&'):
+            name, equals, value = parameter.partition('=')
+            if equals and value and is_sensitive_name(unquote_plus(name)):
+                spans.append((position + len(name) + 1, position + len(parameter)))
+            position += len(parameter) + 1
+    return spans
+
+
+def mask_url_secrets(url):
+    """A URL as shown: its user-info password and the values of its secret query parameters masked, the rest kept."""
+    url = str(url)
+    for start, end in reversed(url_secret_spans(url)):
+        url = url[:start] + MASK + url[end:]
+    return url
+
+
+def url_secrets(url):
+    """The secret parts of a URL as given (see :func:`url_secret_spans`)."""
+    return [str(url)[start:end] for start, end in url_secret_spans(url)]
+
+
 def mask_url(value):
     """A URL that is itself a credential (an incoming webhook) as shown: where it leads, its scheme and host, and the
     rest masked."""
@@ -307,16 +356,23 @@ class Field:
     - ``later_than``/``not_before``: timestamp order; ``not_future``.
     - ``read(record)`` derives the value when the service returns it under
       another key.
-    - ``secret``: the value is masked whole. ``sensitive_items`` (pairs):
-      ``sensitive_items(item)`` is how the value of a secret ``{key, value}``
-      item is shown, None for an item that is not secret; whether an item is
-      secret is told by its key, so an item as shown still tells it.
+    - ``secret``: the value is masked whole. ``secret_spans(text)``: where a
+      text holds secrets (a URL's password), each masked in place.
+      ``sensitive_items`` (pairs): ``sensitive_items(item)`` is how the value
+      of a secret ``{key, value}`` item is shown, None for an item that is not
+      secret; whether an item is secret is told by its key, so an item as
+      shown still tells it.
+
+    Every secret has one masked form, and a masked form given as input means
+    "keep what is stored there" (:meth:`unmask`): so whatever a read shows
+    applies back without loss. A value that merely looks like a mask in a
+    field that is not secret is taken literally.
     """
 
     RULES = dict(choices=None, api_name=None, default=None, send_default=False, required=False, required_when=None,
                  on_create=True, on_update=True, write_once=False, together=None, sent_with=(), min_length=None,
                  max_length=None, max_items=None, check=None, later_than=None, not_before=None, not_future=False,
-                 read=None, secret=False, sensitive_items=None, item_key_choices=None)
+                 read=None, secret=False, secret_spans=None, sensitive_items=None, item_key_choices=None)
 
     def __init__(self, name, kind='str', **rules):
         unknown = sorted(set(rules) - set(self.RULES))
@@ -377,7 +433,9 @@ class Field:
             raise ValidationError(self.name, 'at most %d entries are allowed, got %d' % (self.max_items, len(value)))
         if self.check is None:
             return
-        problems = [self.check(value)] if self.kind != 'pairs' else [self.check(item) for item in value]
+        # A masked item stands for a stored one, which the service accepted: only the stored value is checked.
+        problems = ([self.check(value)] if self.kind != 'pairs' else
+                    [None if self.is_masked_item(item) else self.check(item) for item in value])
         for index, problem in enumerate(problems):
             if problem is not None:
                 where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
@@ -402,6 +460,11 @@ class Field:
             return None
         if self.secret:
             return MASK
+        if self.secret_spans:
+            text = str(value)
+            for start, end in reversed(self.secret_spans(text)):
+                text = text[:start] + MASK + text[end:]
+            return text
         if self.sensitive_items:
             return [self._masked_item(item) for item in value]
         return value
@@ -410,19 +473,105 @@ class Field:
         shown = self.sensitive_items(item)
         return dict(item) if shown is None else dict(item, value=shown)
 
-    def masks_any(self, items):
-        """Whether a list of this field holds an item it masks (plain or as shown: the rule reads the key)."""
-        return bool(self.sensitive_items) and any(self.sensitive_items(item) is not None for item in items or [])
+    def is_masked_item(self, item):
+        """Whether a ``{key, value}`` item as given is a secret item in its masked form: it asks to keep a stored one."""
+        return bool(self.sensitive_items) and item.get('value') is not None and \
+            self.sensitive_items(item) == item['value']
+
+    def holds_mask(self, value):
+        """Whether a value as given (or shown) holds a masked secret."""
+        if value is None:
+            return False
+        if self.secret:
+            return str(value) == MASK
+        if self.secret_spans:
+            text = str(value)
+            return any(text[start:end] == MASK for start, end in self.secret_spans(text))
+        if self.sensitive_items:
+            return any(self.is_masked_item(item) for item in value)
+        return False
 
     def secret_values(self, value):
-        """The plain values this field would reveal, for Ansible's no_log list."""
+        """The plain secrets this value holds (for Ansible's no_log list and to tell a change); masks are none."""
         if value is None:
             return []
         if self.secret:
-            return [str(value)]
-        if self.sensitive_items:
-            return [item['value'] for item in value if item['value'] and self.sensitive_items(item) is not None]
-        return []
+            found = [str(value)]
+        elif self.secret_spans:
+            text = str(value)
+            found = [text[start:end] for start, end in self.secret_spans(text)]
+        elif self.sensitive_items:
+            found = [item['value'] for item in value if item['value'] and not self.is_masked_item(item)
+                     and self.sensitive_items(item) is not None]
+        else:
+            found = []
+        return [text for text in found if text != MASK]
+
+    def unmask(self, value, stored, owner):
+        """``value`` with each masked secret replaced by the stored one it stands for, and the problems found.
+
+        ``owner`` names the record in messages; ``stored`` is None for a record
+        yet to be created. A problem is ``(where, message)``: a masked value
+        with nothing stored to keep, or one that matches more stored items than
+        the input gives masked ones for (which to keep would be a guess).
+        """
+        if not self.holds_mask(value):
+            return value, []
+        if self.kind == 'pairs':
+            return self._unmask_items(value, stored, owner)
+        if stored is not None and self.mask(stored) == str(value):
+            return stored, []
+        if stored is None:
+            what = 'holds no %s to keep' % self.name
+        else:
+            what = 'holds %s, which does not show as the masked value given' % self.mask(stored)
+        return value, [(self.name, '%s %s (%s keeps the stored secret): give the %s whole'
+                        % (owner, what, MASK, self.name))]
+
+    def _unmask_items(self, given, stored, owner):
+        # Stored items that the input gives plainly are its own; each masked one takes one of the others, in stored
+        # order, among those of its key (compared without case, as header names are) with its masked form.
+        remaining = list(stored or [])
+        for item in given:
+            if not self.is_masked_item(item) and item in remaining:
+                remaining.remove(item)
+        candidates = {}
+        for item in remaining:
+            shown = self.sensitive_items(item)
+            if shown is not None:
+                candidates.setdefault((item['key'].casefold(), shown), []).append(item)
+        asked = {}
+        for item in given:
+            if self.is_masked_item(item):
+                group = (item['key'].casefold(), item['value'])
+                asked[group] = asked.get(group, 0) + 1
+        unmasked, problems = list(given), []
+        taken = {}
+        # A stored item of the very same key first, so that a reordered list keeps each value under its own key.
+        for exact in (True, False):
+            for index, item in enumerate(given):
+                group = (item['key'].casefold(), item['value'])
+                if index in taken or not self.is_masked_item(item) or len(candidates.get(group, ())) != asked[group]:
+                    continue
+                found = [stored_item for stored_item in candidates[group] if not exact or stored_item['key'] == item['key']]
+                if found:
+                    taken[index] = found[0]
+                    candidates[group].remove(found[0])
+                    asked[group] -= 1
+                    unmasked[index] = dict(item, value=found[0]['value'])
+        for index, item in enumerate(given):
+            if self.is_masked_item(item) and index not in taken:
+                group = (item['key'].casefold(), item['value'])
+                problems.append(('%s[%d]' % (self.name, index),
+                                 self._unmatched(owner, item, len(candidates.get(group, ())), asked[group])))
+        return unmasked, problems
+
+    def _unmatched(self, owner, item, stored, masked):
+        shown = '%s %r shown as %s' % (self.name, item['key'], item['value'])
+        if not stored:
+            return '%s holds no %s to keep (a masked value keeps the stored one): give the value whole' % (owner, shown)
+        return ('%s holds %d %s and the task gives %d masked, so which to keep would be a guess: give the values whole'
+                % (owner, stored, shown, masked))
 
     def changed_items(self, before, after, shown):
         """``shown`` (the masked ``after``) with every masked item that ``before`` lacks marked as changed."""
@@ -625,24 +774,32 @@ class Schema:
         return {name: (self.by_name[name].mask(value) if name in self.by_name else value)
                 for name, value in view.items()}
 
-    def exportable(self, view):
-        """The values of ``view`` (as shown) that recreate it, and the names of the fields left out as secret.
+    def exported(self, values, reveal=False):
+        """The options that recreate a record of ``values`` (option terms, plain), and the names of those that hold
+        a masked secret (a secret's partner with it: the service takes the two only as a pair).
 
-        A secret is left out with its partner (the service takes the two only as
-        a pair), and a list holding a masked item is left out whole: the list is
-        compared as a whole, and a part of it would remove the rest on re-apply.
-        The operator supplies them from a vault.
+        Secrets are masked unless ``reveal``: applied back, a masked value keeps
+        the stored one, so an export applies again without loss.
         """
-        withheld = set()
+        shown = values if reveal else self.masked(values)
+        options = {field.name: shown[field.name] for field in self.fields if shown.get(field.name) is not None}
+        masked = set()
         for field in self.fields:
-            value = view.get(field.name)
-            if field.secret and (value is not None or view.get(field.together) is not None):
-                withheld.update(name for name in (field.name, field.together) if name)
-            elif field.masks_any(value):
-                withheld.add(field.name)
-        values = {field.name: view[field.name] for field in self.fields
-                  if view.get(field.name) is not None and field.name not in withheld}
-        return values, [field.name for field in self.fields if field.name in withheld]
+            if field.holds_mask(options.get(field.name)):
+                masked.update(name for name in (field.name, field.together) if name in options)
+        return options, [field.name for field in self.fields if field.name in masked]
+
+    def unmasked(self, desired, current, owner):
+        """``desired`` with every masked secret replaced by the stored one it stands for (``current``: the record's
+        values, None for a record yet to be created); raises UnresolvedMaskError naming each one that cannot be."""
+        values, problems = dict(desired), []
+        for name, value in desired.items():
+            stored = current.get(name) if current is not None else None
+            values[name], found = self.by_name[name].unmask(value, stored, owner)
+            problems.extend(found)
+        if problems:
+            raise UnresolvedMaskError(problems)
+        return values
 
     def secret_values(self, view):
         found = []
@@ -662,8 +819,9 @@ class Schema:
             field = self.by_name.get(name)
             if field is None:
                 continue
-            if field.secret and after_view[name] is not None and before_view[name] != after_view[name]:
-                masked_after[name] = MASK + ' (changed)'
+            if (field.secret or field.secret_spans) and after_view[name] is not None and \
+                    field.secret_values(before_view[name]) != field.secret_values(after_view[name]):
+                masked_after[name] = masked_after[name] + ' (changed)'
             elif field.sensitive_items and masked_after[name] is not None:
                 masked_after[name] = field.changed_items(before_view[name], after_view[name], masked_after[name])
         return masked_before, masked_after

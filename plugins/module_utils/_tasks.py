@@ -171,5 +171,6 @@ def info_task(resource, client, params, zone=None):
         records = resource.narrow(client, lookups, query)
         if records is None:
             records = bounds.read(client, resource.path, query, params.get('limit'))
-    views = [resource.record_view(record) for record in records if record is not None and bounds.admit(record)]
-    return dict({'changed': False, resource.plural: views}, **resource.info_extras(views, lookups))
+    records = [record for record in records if record is not None and bounds.admit(record)]
+    views = [resource.record_view(record) for record in records]
+    return dict({'changed': False, resource.plural: views}, **resource.info_extras(records, lookups))

@@ -13,7 +13,7 @@ description:
   - Lists monitors with the service's filters and sorting, reading every page by default.
   - Reads one monitor by O(id) or by O(name). A monitor that is not found gives an empty list, not a failure.
   - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), to bring an
-    existing account under code.
+    existing account under code. The export applies back without loss, secrets included (see O(reveal_secrets)).
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -76,6 +76,14 @@ options:
       - Also return RV(export), the monitors as arguments of M(uptime.monitoring.monitor).
     type: bool
     default: false
+  reveal_secrets:
+    description:
+      - "With O(export=true), RV(export) holds the real secrets instead of their masked forms: to copy monitors to
+        another account, which does not hold them."
+      - "The result then holds secrets. Put C(no_log: true) on the task and keep what you write of it in a vault."
+      - RV(monitors) stays masked.
+    type: bool
+    default: false
 '''
 
 EXAMPLES = r'''
@@ -111,7 +119,8 @@ RETURN = r'''
 monitors:
   description:
     - The monitors, normalised as the result of M(uptime.monitoring.monitor), secrets masked (the password,
-      sensitive header values, and webhook alert URLs but for their scheme and host).
+      sensitive header values, webhook alert URLs but for their scheme and host, telegram alert values, and the
+      password and secret query values of the monitored URL).
     - Other read-only keys a deployment returns are passed through as they come; those whose name looks
       secret (token, key, secret...) are masked.
   returned: always
@@ -144,17 +153,20 @@ monitors:
 export:
   description:
     - The monitors as argument dicts of M(uptime.monitoring.monitor), unset values left out.
-    - Secrets cannot be exported; see RV(export_omitted).
+    - Every option is there, secrets in their masked form (unless O(reveal_secrets=true)). Given back, a masked
+      value keeps what the monitor holds, so the export applies to the same account without loss; to an account
+      that does not hold those secrets, the task fails before any write and names each one.
   returned: when O(export=true)
   type: list
   elements: dict
-export_omitted:
+export_masked:
   description:
-    - Per monitor name, the options left out of RV(export) because they hold secrets, in the order of the options
-      (the request headers when any of them is sensitive; Basic authentication; the alerts when any of them is a
-      webhook URL; a list is left out whole, since it is managed as a whole). Supply them from a vault.
+    - Per monitor name, the options of RV(export) that hold a masked secret (with its partner, for Basic
+      authentication), in the order of the options. Empty with O(reveal_secrets=true).
   returned: when O(export=true)
   type: dict
+  sample:
+    shop: [request_headers, request_auth_username, request_auth_password, alerts]
 '''
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule

@@ -169,11 +169,20 @@ options:
         that was refused.
     type: int
     default: 4
+  reveal_secrets:
+    description:
+      - "With O(state=gathered), RV(gathered) holds the real secrets instead of their masked forms: to copy monitors
+        to another account, which does not hold them. Refused with the other states."
+      - "The result then holds secrets. Put C(no_log: true) on the task and keep what you write of it in a vault."
+    type: bool
+    default: false
 notes:
   - Deleting a monitor (O(state=overridden), O(state=deleted)) also deletes its incidents; the service does so.
-  - Basic authentication, sensitive header values and the URLs of webhook alert channels cannot be exported by
-    O(state=gathered) (the results mask them); RV(gathered_omitted) names them. Add them back from a vault before
-    using the export with O(state=replaced) or O(state=overridden), or those states clear them.
+  - "Secrets (Basic authentication, sensitive header values, webhook and telegram alert values, the password and secret
+    query values of a URL) are masked in every result. A secret given in its masked form, as a result shows it,
+    keeps what the monitor holds: RV(gathered) applied back with any state changes nothing and loses nothing. A
+    masked value that no stored secret answers for (a monitor to create, another account) fails the task before
+    any write, naming every monitor and item."
 '''
 
 EXAMPLES = r'''
@@ -328,7 +337,7 @@ changes:
 gathered:
   description:
     - Every monitor of the account as a O(config) entry, sorted by name, unset options left out.
-    - Secrets cannot be exported; see RV(gathered_omitted).
+    - Secrets in their masked form, unless O(reveal_secrets=true); see RV(gathered_masked).
   returned: when O(state=gathered)
   type: list
   elements: dict
@@ -342,13 +351,14 @@ gathered:
       cache_buster: false
       alerts: []
       paused: false
-gathered_omitted:
+gathered_masked:
   description:
-    - Per monitor name, the options left out of RV(gathered) because they hold secrets, in the order of the options
-      (C(request_headers) when a header value is sensitive, C(request_auth_username) and C(request_auth_password),
-      C(alerts) when an alert is a webhook URL). A list is left out whole, since it is compared as a whole.
+    - Per monitor name, the options of RV(gathered) that hold a masked secret (with its partner, for Basic
+      authentication), in the order of the options. Empty with O(reveal_secrets=true).
   returned: when O(state=gathered)
   type: dict
+  sample:
+    shop: [request_auth_username, request_auth_password, alerts]
 requests:
   description: HTTP requests this task sent.
   returned: when O(state=gathered)

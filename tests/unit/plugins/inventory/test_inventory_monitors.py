@@ -72,7 +72,7 @@ def seed(emulator):
                                  request_headers=[{'key': 'Authorization', 'value': SECRET_HEADER}],
                                  alerts=[{'key': 'slack', 'value': SECRET_WEBHOOK}])
     ids['shop admin'] = create_monitor(emulator, 'shop admin', 'https://Shop.Example.com:8443/admin', interval=300)
-    ids['blog'] = create_monitor(emulator, 'blog', 'https://blog.example.com/')
+    ids['blog'] = create_monitor(emulator, 'blog', 'https://admin:url-secret-pw@blog.example.com/?api_key=url-secret-key')
     ids['api'] = create_monitor(emulator, 'api', 'https://api.example.com/v1/status')
     emulator.api('PUT', '/api/v1/monitors/%d' % ids['blog'], data={'pause': 1})
     past = open_incident(emulator, ids['api'], 7200)
@@ -265,7 +265,7 @@ def test_parse_makes_hosts_groups_and_variables(emulator):
     assert shop['uptime_monitors'][0]['incident']['id'] == ids['shop incident']
     assert 'ansible_host' not in shop
     text = json.dumps({host: host_vars(inventory, host) for host in inventory.hosts}, default=str)
-    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret'):
+    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret', 'url-secret'):
         assert secret not in text
 
 
@@ -362,7 +362,7 @@ def test_cache_serves_the_second_run_and_a_refresh_reads_again(emulator):
     first = parse(plugin)
     assert len(emulator.log()) == 2
     cached = json.dumps(plugin._cache)  # pylint: disable=protected-access
-    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret'):
+    for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret', 'url-secret'):
         assert secret not in cached
 
     emulator.clear_log()

@@ -89,27 +89,32 @@ def test_secrets_are_masked_and_censored(emulator, connection, run):
     assert 'pw-123456' not in json.dumps(listed) and 'cookie-123456' not in json.dumps(listed)
 
 
-def test_a_webhook_url_shows_only_its_host(emulator, connection, run):
+def test_a_webhook_url_shows_only_its_host_and_what_is_shown_applies_back(emulator, connection, run):
     webhook = 'https://hooks.slack.com/services/T000/B000/wh-123456'
     args = dict(connection, name='alerting', url='https://a.example.com', interval=60, _ansible_diff=True,
-                alerts=[{'key': 'slack', 'value': webhook}, {'key': 'telegram', 'value': '@ops_room'}])
+                alerts=[{'key': 'slack', 'value': webhook}, {'key': 'telegram', 'value': 'bot1:tg-654321 ops_room'}])
     created = run(monitor.main, args)
-    assert 'wh-123456' not in json.dumps(created)
-    assert created['monitor']['alerts'] == [{'key': 'slack', 'value': 'https://hooks.slack.com/********'},
-                                            {'key': 'telegram', 'value': '@ops_room'}]
-    assert created['diff']['after']['alerts'][0]['value'] == 'https://hooks.slack.com/********'
+    assert 'wh-123456' not in json.dumps(created) and 'tg-654321' not in json.dumps(created)
+    shown = [{'key': 'slack', 'value': 'https://hooks.slack.com/********'}, {'key': 'telegram', 'value': '********'}]
+    assert created['monitor']['alerts'] == shown and created['diff']['after']['alerts'] == shown
     # Where Ansible echoes the arguments, the URL given is censored there.
     echoed = created.get('invocation', {}).get('module_args', {}).get('alerts')
-    assert echoed in (None, [{'key': 'slack', 'value': NO_LOG_MASK}, {'key': 'telegram', 'value': '@ops_room'}])
+    assert echoed in (None, [{'key': 'slack', 'value': NO_LOG_MASK}, {'key': 'telegram', 'value': NO_LOG_MASK}])
     assert not run(monitor.main, args)['changed']
+    # The alerts as shown keep what the service holds, and so does the export.
+    assert not run(monitor.main, dict(args, alerts=list(reversed(shown))))['changed']
+    listed = run(monitor_info.main, dict(connection, name='alerting', export=True))
+    assert listed['export_masked'] == {'alerting': ['alerts']} and listed['export'][0]['alerts'] == shown
+    assert not run(monitor.main, dict(connection, **listed['export'][0]))['changed']
+    assert emulator.api('GET', '/api/v1/monitors').json['data'][0]['alerts'][0]['value'] == webhook
 
     moved = run(monitor.main, dict(args, alerts=[{'key': 'slack', 'value': webhook + '-new'}]))
     assert moved['changed'] and 'wh-123456' not in json.dumps(moved)
     assert moved['diff']['before']['alerts'][0]['value'] == 'https://hooks.slack.com/********'
     assert moved['diff']['after']['alerts'][0]['value'] == 'https://hooks.slack.com/******** (changed)'
-    listed = run(monitor_info.main, dict(connection, name='alerting', export=True))
-    assert 'wh-123456' not in json.dumps(listed)
-    assert listed['export_omitted'] == {'alerting': ['alerts']} and 'alerts' not in listed['export'][0]
+    revealed = run(monitor_info.main, dict(connection, name='alerting', export=True, reveal_secrets=True))
+    assert revealed['export'][0]['alerts'] == [{'key': 'slack', 'value': webhook + '-new'}]
+    assert revealed['export_masked'] == {}
 
 
 def test_argument_errors_do_not_echo_webhook_urls(emulator, connection, run):

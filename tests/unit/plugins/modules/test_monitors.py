@@ -165,8 +165,12 @@ def test_webhook_urls_never_show_and_the_sync_stays_idempotent(emulator, capsys)
     assert moved['diff']['after']['shop']['alerts'] == [dict(key='slack', value='https://hooks.slack.com/******** (changed)')]
     assert moved['changes'][0]['after']['alerts'] == moved['diff']['after']['shop']['alerts']
     gathered = run_module(capsys, state='gathered', **connection(emulator))
-    assert 'alerts' not in gathered['gathered'][0] and gathered['gathered_omitted'] == {'shop': ['alerts']}
-    assert 'sl4ck-s3cr3t' not in json.dumps(gathered)
+    assert gathered['gathered'][0]['alerts'] == [dict(key='slack', value='https://hooks.slack.com/********')]
+    assert gathered['gathered_masked'] == {'shop': ['alerts']} and 'sl4ck-s3cr3t' not in json.dumps(gathered)
+    # What gathered shows applies back with any state, and keeps the webhook.
+    for state in ('merged', 'replaced', 'overridden'):
+        assert run_module(capsys, state=state, config=gathered['gathered'], **connection(emulator))['changed'] is False
+    assert emulator.api('GET', '/api/v1/monitors').json['data'][0]['alerts'][0]['value'] == WEBHOOK + '-2'
 
 
 def test_an_entry_refusal_never_shows_a_webhook_url(emulator, capsys):

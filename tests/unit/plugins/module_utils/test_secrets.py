@@ -1,0 +1,114 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Laws of the secrets of a monitor: what a read shows hides every secret and applies back without loss."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, UnresolvedMaskError
+
+# A secret: at least 6 characters, unicode included, as the service stores it (trimmed, no white space).
+SECRET = st.text(st.characters(blacklist_categories=('Cs', 'Cc', 'Z'), blacklist_characters='*&#?/@:%+=[]'),
+                 min_size=6, max_size=20)
+HOST = st.sampled_from(['hooks.slack.com', 'h.example.org', '[2001:db8::1]', 'localhost:8080'])
+HEADERS = st.one_of(st.fixed_dictionaries({'key': st.sampled_from(['Authorization', 'authorization', 'X-Api-Key']),
+                                           'value': SECRET}),
+                    st.fixed_dictionaries({'key': st.sampled_from(['Accept', 'X-Trace']), 'value': st.just('text/html')}))
+
+
+@st.composite
+def alerts(draw):
+    kind = draw(st.sampled_from(['slack', 'webhook', 'teams', 'telegram', 'email', 'sms']))
+    if kind == 'telegram':
+        return {'key': kind, 'value': 'bot%s %d' % (draw(SECRET), draw(st.integers(1, 10 ** 9)))}
+    if kind == 'email':
+        return {'key': kind, 'value': 'ops@example.com'}
+    if kind == 'sms':
+        return {'key': kind, 'value': '+4412345'}
+    return {'key': kind, 'value': 'https://%s/services/%s' % (draw(HOST), draw(SECRET))}
+
+
+@st.composite
+def stored_monitors(draw):
+    """A monitor's values as the modules read them from the service, with every kind of secret."""
+    url = 'https://%s%s/health' % (draw(st.sampled_from(['', 'admin@', 'admin:%s@' % draw(SECRET)])), draw(HOST))
+    if draw(st.booleans()):
+        url += '?%s=%s&plain=1' % (draw(st.sampled_from(['api_key', 'token', 'Session'])), draw(SECRET))
+    values = MONITOR.current({'name': 'shop', 'url': url, 'interval': 60, 'status': 'online',
+                              'request_headers': draw(st.lists(HEADERS, max_size=4)),
+                              'alerts': draw(st.lists(alerts(), max_size=5))})
+    if draw(st.booleans()):
+        values.update(request_auth_username='bob', request_auth_password=draw(SECRET))
+    return values
+
+
+def apply(options, stored):
+    """What a task does with options as given against a stored monitor: normalise, then keep what masks stand for."""
+    return MONITOR.unmasked(MONITOR.desired(options), stored, "monitor 'shop'")
+
+
+@settings(max_examples=150, deadline=None)
+@given(stored_monitors(), st.randoms(use_true_random=False))
+def test_an_export_hides_every_secret_and_applies_back_without_loss(stored, random):
+    options, masked = MONITOR.exported(stored)
+    for secret in MONITOR.secret_values(stored):
+        assert secret not in repr(options)
+    assert masked == [name for name in options if MONITOR.by_name[name].holds_mask(options[name])
+                      or name in ('request_auth_username',) and 'request_auth_password' in masked]
+    for name in ('request_headers', 'alerts'):  # the order of a list does not matter
+        random.shuffle(options[name])
+    assert MONITOR.differences(apply(options, stored), stored) == {}
+    if masked:
+        with pytest.raises(UnresolvedMaskError) as caught:  # a record yet to be created holds nothing to keep
+            apply(options, None)
+        assert {field.split('[')[0] for field, dummy in caught.value.problems} == set(masked) - {'request_auth_username'}
+
+
+@given(SECRET, SECRET, st.integers(2, 4))
+def test_masked_items_more_or_fewer_than_those_stored_are_a_guess_and_refused(first, second, copies):
+    hooks = [{'key': 'slack', 'value': 'https://hooks.slack.com/%s%d' % (first, index)} for index in range(copies)]
+    stored = MONITOR.current({'name': 'shop', 'url': 'https://a.example.org/', 'alerts': hooks})
+    masked = {'key': 'slack', 'value': 'https://hooks.slack.com/' + MASK}
+    for given_count in (copies - 1, copies + 1):
+        with pytest.raises(UnresolvedMaskError) as caught:
+            apply({'alerts': [masked] * given_count}, stored)
+        assert [field for field, dummy in caught.value.problems] == ['alerts[%d]' % index for index in range(given_count)]
+        assert "monitor 'shop' holds %d alerts 'slack'" % copies in str(caught.value)
+    # A stored item given plainly is the input's own: the masked ones share the others.
+    plain = dict(hooks[0])
+    assert MONITOR.differences(apply({'alerts': [plain] + [masked] * (copies - 1)}, stored), stored) == {}
+    assert second not in str(caught.value) and first not in str(caught.value)
+
+
+@pytest.mark.parametrize('option, given, shown', [
+    ('url', 'https://admin:%s@h.example.org/x?token=%s' % (MASK, MASK), 'https://admin:%s@h.example.org/x?token=%s'),
+    ('request_auth_password', MASK, MASK),
+])
+def test_a_masked_value_that_is_not_the_stored_ones_form_is_refused(option, given, shown):
+    stored = MONITOR.current({'name': 'shop', 'url': 'https://admin:pw123456@h.example.org/y?token=t0k3n5',
+                              'request_auth_username': None, 'request_auth_password': None})
+    with pytest.raises(UnresolvedMaskError) as caught:
+        apply({option: given}, stored)
+    assert caught.value.field == option and 'pw123456' not in str(caught.value) and 't0k3n5' not in str(caught.value)
+
+
+@example(value='********')
+@given(st.sampled_from(['********', 'https://hooks.slack.com/********', 'a ******** b']))
+def test_a_mask_in_a_field_that_is_not_secret_is_taken_literally(value):
+    stored = MONITOR.current({'name': 'shop', 'url': 'https://a.example.org/', 'alert_text_lookup': 'x',
+                              'alerts': [{'key': 'email', 'value': 'ops@example.com'}]})
+    assert apply({'alert_text_lookup': value}, stored)['alert_text_lookup'] == value
+    header = [{'key': 'Accept', 'value': value}]
+    assert apply({'request_headers': header}, stored)['request_headers'] == header
+
+
+def test_a_changed_secret_inside_a_masked_part_shows_as_changed():
+    before = MONITOR.current({'url': 'https://admin:old-pass@h.example.org/?api_key=k1', 'request_auth_password': 'a'})
+    after = dict(before, url='https://admin:new-pass@h.example.org/?api_key=k1', request_auth_password='b')
+    shown_before, shown_after = MONITOR.diff(before, after, ['url', 'request_auth_password'])
+    assert shown_before['url'] == 'https://admin:%s@h.example.org/?api_key=%s' % (MASK, MASK)
+    assert shown_after == {'url': shown_before['url'] + ' (changed)', 'request_auth_password': MASK + ' (changed)'}
