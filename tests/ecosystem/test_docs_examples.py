@@ -654,6 +654,16 @@ def appended_comment_sample(run, block):
     assert re.fullmatch(shape, incident['comment']), incident['comment']
 
 
+def gathered_applies_back(run, block):
+    """The masked secrets that gathered shows keep what the monitor holds: the first run changes nothing either."""
+    webhook = 'https://hooks.slack.com/services/T0/B0/docs-secret-hook'
+    create_monitor(run.emulator, 'shop', request_auth_username='u', request_auth_password='docs-secret-pw',
+                   alerts=[{'key': 'slack', 'value': webhook}])
+    assert_changed_nothing(run_task_block(run, block))
+    (shop,) = run.emulator.api('GET', '/api/v1/monitors').json['data']
+    assert (shop['request_auth_password'], shop['alerts'][0]['value']) == ('docs-secret-pw', webhook)
+
+
 def incidents_of_a_period(run, block):
     """Of two resolved incidents, the one that ended within the day is found."""
     shop = create_monitor(run.emulator, 'shop')
@@ -739,6 +749,7 @@ CLAIMS = [
     Claim('docs/operator-guide.md', '- name: Open an incident of the shop monitor now', open_incident_now),
     Claim('docs/operator-guide.md', 'On it', appended_comment_sample),
     Claim('docs/operator-guide.md', '- name: Incidents resolved in the last day', incidents_of_a_period),
+    Claim('docs/operator-guide.md', '- name: Read every monitor, secrets masked', gathered_applies_back),
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- events.py --update-doc', benchmark_commands),
     Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),

@@ -152,7 +152,7 @@ SPECS = {
         "example_monitors.monitors | map(attribute='name') | list == ['blog', 'shop']",
         "shop.monitors | map(attribute='name') | list == ['shop']",
         "exported.export | length == 3",
-        "exported.export_omitted.admin | sort == ['request_auth_password', 'request_auth_username']",
+        "exported.export_masked.admin | sort == ['request_auth_password', 'request_auth_username']",
     ]),
     'monitors': dict(seed=seed_monitors, check=check_monitors, writes=True, vars={
         # The monitors the first example made, as an inventory would list them: the sync keeps them as they are.

@@ -342,10 +342,10 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator):
         assert secret not in text
     export = yaml.safe_load(text)
     assert [monitor['name'] for monitor in export['uptime_monitors']] == ['admin', 'shop', 'staging']
-    # A header list with a sensitive value is left out whole, and so is an alert list with a webhook URL, and
-    # Basic authentication.
-    assert export['uptime_monitors_omitted'] == {'admin': ['request_auth_username', 'request_auth_password'],
-                                                 'shop': ['request_headers', 'alerts']}
+    # Every option is there, the secrets masked, and the options that hold them named.
+    assert export['uptime_monitors_masked'] == {'admin': ['request_auth_username', 'request_auth_password'],
+                                                'shop': ['request_headers', 'alerts']}
+    assert export['uptime_monitors'][0]['request_auth_password'] == '********'
     assert export['uptime_incidents'] == [
         {'monitor': 'shop', 'started_at': '2026-01-10T08:00:00Z', 'acknowledged_at': '2026-01-10T08:05:00Z',
          'ended_at': '2026-01-10T09:00:00Z', 'cause': 'Pool exhausted', 'comment': 'Raised the pool'},
@@ -400,6 +400,20 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator):
                               '-e', 'uptime_import_incidents=false')
     assert_changed_nothing(merged)
     assert 'left out of the export' not in merged.output
+
+    # With its secrets revealed, an account copied to another one loses nothing: exported again from the copy, the
+    # file is the same, and no run shows a secret.
+    reveal = ('-e', 'uptime_export_reveal_secrets=true', '-e', 'uptime_export_incidents=false')
+    runs = [ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=export/full.yml', *reveal)]
+    runs.append(ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/full.yml',
+                                 '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false',
+                                 api_key=OTHER_KEY))
+    runs.append(ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=export/copy.yml', *reveal,
+                                 api_key=OTHER_KEY))
+    with open(os.path.join(ansible.workdir, 'export', 'full.yml'), encoding='utf-8') as full, \
+            open(os.path.join(ansible.workdir, 'export', 'copy.yml'), encoding='utf-8') as copied:
+        assert 'slack-s3cr3t-part' in full.read() == copied.read()
+    assert not any(secret in run.output for run in runs for secret in ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t'))
 
     # Overridden: the account holds exactly the export, the secrets it left out cleared, and named.
     overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
