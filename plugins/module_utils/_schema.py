@@ -303,19 +303,6 @@ def url_secret_spans(url):
     return spans
 
 
-def mask_url_secrets(url):
-    """A URL as shown: its user-info password and the values of its secret query parameters masked, the rest kept."""
-    url = str(url)
-    for start, end in reversed(url_secret_spans(url)):
-        url = url[:start] + MASK + url[end:]
-    return url
-
-
-def url_secrets(url):
-    """The secret parts of a URL as given (see :func:`url_secret_spans`)."""
-    return [str(url)[start:end] for start, end in url_secret_spans(url)]
-
-
 def mask_url(value):
     """A URL that is itself a credential (an incoming webhook) as shown: where it leads, its scheme and host, and the
     rest masked."""
@@ -546,7 +533,7 @@ class Field:
                 group = (item['key'].casefold(), item['value'])
                 asked[group] = asked.get(group, 0) + 1
         unmasked, problems = list(given), []
-        taken = {}
+        taken = set()
         # A stored item of the very same key first, so that a reordered list keeps each value under its own key.
         for exact in (True, False):
             for index, item in enumerate(given):
@@ -555,7 +542,7 @@ class Field:
                     continue
                 found = [stored_item for stored_item in candidates[group] if not exact or stored_item['key'] == item['key']]
                 if found:
-                    taken[index] = found[0]
+                    taken.add(index)
                     candidates[group].remove(found[0])
                     asked[group] -= 1
                     unmasked[index] = dict(item, value=found[0]['value'])
