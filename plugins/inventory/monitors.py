@@ -22,7 +22,7 @@ description:
     window, null when it has none) and C(incident), which is the ongoing incident of an offline monitor as C(id),
     C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
     monitors). No secret of a monitor (Basic authentication, request headers, webhook alert URLs) and no connection
-    option becomes a variable.
+    option becomes a variable; the password and secret query values of C(url) are masked in place.
   - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
   - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
     listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended

@@ -41,7 +41,8 @@ description:
     C(pending), C(online), C(offline), C(paused) and C(maintenance), with its previous status).
   - Events of one poll are sent oldest first. Each carries the monitor and the incident as the collection's modules
     return them, secrets masked (C(request_auth_password), the values of sensitive request headers, the URLs of
-    webhook alert channels but for their scheme and host, secret-looking keys such as C(token)), and a
+    webhook alert channels but for their scheme and host, telegram alert values, the password and secret query values
+    of the monitor's C(url), secret-looking keys such as C(token)), and a
     C(meta.uuid) derived from the record and the transition, so the same transition always gets the same uuid and
     ansible-rulebook's persistence can drop it when it is sent again after a restart.
   - The first poll records what the account looks like and sends nothing, unless O(emit_existing) is set (the
