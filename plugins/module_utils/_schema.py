@@ -51,8 +51,8 @@ class UnresolvedMaskError(ValidationError):
 
     def __init__(self, problems):
         self.problems = list(problems)
-        Exception.__init__(self, '; '.join('%s: %s' % problem for problem in self.problems))
-        self.field = self.problems[0][0]
+        field = self.problems[0][0]
+        super().__init__(field, '; '.join('%s: %s' % problem for problem in self.problems)[len(field) + 2:])
 
 
 # -- normalisers: service or user value -> comparable value ---------------

@@ -412,7 +412,8 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator):
                                  api_key=OTHER_KEY))
     with open(os.path.join(ansible.workdir, 'export', 'full.yml'), encoding='utf-8') as full, \
             open(os.path.join(ansible.workdir, 'export', 'copy.yml'), encoding='utf-8') as copied:
-        assert 'slack-s3cr3t-part' in full.read() == copied.read()
+        text = full.read()
+        assert 'slack-s3cr3t-part' in text and text == copied.read()
     assert not any(secret in run.output for run in runs for secret in ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t'))
 
     # Overridden: the account holds exactly the export, the secrets it left out cleared, and named.
