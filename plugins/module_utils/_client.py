@@ -10,6 +10,7 @@ nothing about monitors or incidents.
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import ipaddress
 import json
@@ -306,6 +307,8 @@ class UptimeClient:
         self.request_count = 0
         self.rate_limit = RateLimit(clock)
         self.reserve = reserve
+        # The service's clock as the Date header of its latest answer told it (naive UTC), None before one.
+        self.service_date = None
         self.transport_warnings = transport_warnings(self.base_url, validate_certs)
         self.session = requests.Session()
         self.session.headers.update({
@@ -510,7 +513,10 @@ class UptimeClient:
                                               display_path)) from exc
         self._unreachable_since = None
         self.rate_limit.observe(response.headers)
-        return self._read_response(response, content, method, display_path)
+        body = self._read_response(response, content, method, display_path)
+        # Only the service's own answers tell its clock: a proxy's page may carry another machine's.
+        self.service_date = _http_date(response.headers.get('Date')) or self.service_date
+        return body
 
     def _read_response(self, response, content, method, path):
         status = response.status_code
@@ -583,6 +589,19 @@ class UptimeClient:
         if self._api_key and len(self._api_key) >= 4:
             text = text.replace(self._api_key, '********')
         return text
+
+
+def _http_date(value):
+    """An HTTP ``Date`` header as a naive UTC datetime, or None when it is missing or not a date."""
+    try:
+        moment = email.utils.parsedate_to_datetime(value) if value else None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if moment is None:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment.replace(microsecond=0)
 
 
 def _decode_json(content):

@@ -34,6 +34,10 @@ description:
     only once. Asking for another value than the one already set fails with a message, before anything is sent."
   - Times are checked before any request; they must not be in the future, O(ended_at) must be after O(started_at) and
     O(acknowledged_at) not before it.
+  - "A time the task chooses as now is read from the service's clock: the C(Date) header of its latest answer in this
+    task (the lookup of the incident always comes first), so that a controller whose clock is ahead of the service's
+    is not refused a time in the future by the service's clock. Only when no answer carried a C(Date) is the
+    controller's clock used; RV(msg) says which. Given times are checked against the same now before any write."
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -170,7 +174,10 @@ msg:
   description:
     - What the task found when it addressed a monitor without an ongoing incident, for example that there was nothing
       to acknowledge or resolve.
-  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing
+    - When the task chose a time as now (O(started_at) of an incident it opened, O(acknowledged_at) or O(ended_at) set
+      by O(state)), that time and whose clock it was read from (C(started_at is now by the service's clock,
+      2026-11-20T08:15:00Z)).
+  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing, or chose a time
   type: str
   sample: "monitor 'shop' has no ongoing incident: nothing to acknowledge (its latest incident (id 12) ended at 2026-11-20T09:05:00Z)"
 incident:
