@@ -92,6 +92,9 @@ class UptimeApiError(Exception):
         self.not_found = False
         # Not sent at all: the account had no more requests to spare than the reserve the caller keeps.
         self.held_back = False
+        # An answer came, but not the service's (a web page, JSON without its envelope, a 404 or 405 it never gives):
+        # it tells nothing of what the service did with the request.
+        self.not_the_service = False
 
     def __str__(self):
         where = ' '.join(part for part in (self.method, self.path) if part)
@@ -543,12 +546,15 @@ class UptimeClient:
             error.not_found = any(pattern.match(message or '') for pattern in NOT_FOUND_MESSAGES)
             if not error.not_found:
                 error.message += ' (not the service\'s answer for a missing record: %s)' % self.api_url_hint()
+                error.not_the_service = True
             raise error
         if status == 405:
             # This client sends only the methods the service takes at each of its paths.
-            raise self._error('%s (the service takes this method at this path: %s)' % (
+            error = self._error('%s (the service takes this method at this path: %s)' % (
                 _service_message(body, response.reason or 'Method Not Allowed'), self.api_url_hint()),
                 status, method, path)
+            error.not_the_service = True
+            raise error
         if status >= 400:
             field_errors = _field_errors(body) if status == 422 else {}
             if field_errors:
@@ -566,11 +572,14 @@ class UptimeClient:
             kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0].strip()
             # Broken JSON may be a glitch of the service; a web page is another server's answer, or a proxy's.
             hint = None if _is_json_type(kind) else self.api_url_hint()
-            raise _TransientError(self._error('the answer is not the expected JSON (%s, %d bytes)'
-                                              % (kind, len(content)), status, method, path), hint=hint)
+            error = self._error('the answer is not the expected JSON (%s, %d bytes)' % (kind, len(content)), status,
+                                method, path)
+            error.not_the_service = hint is not None
+            raise _TransientError(error, hint=hint)
         if 'data' not in body and method != 'DELETE':
-            raise _TransientError(self._error('the answer is JSON without the service\'s "data" envelope', status,
-                                              method, path), hint=self.api_url_hint())
+            error = self._error('the answer is JSON without the service\'s "data" envelope', status, method, path)
+            error.not_the_service = True
+            raise _TransientError(error, hint=self.api_url_hint())
         return body
 
     def api_url_hint(self):

@@ -64,10 +64,11 @@ def _settle_unapplied(exc, what):
 def answered_by_service(exc):
     """Whether the service itself ended the request it failed: a read after it shows all the request did.
 
-    A gateway's 502, 503 or 504, a timeout or a dropped connection may leave the
-    request running behind it, so that a read cannot prove it unapplied.
+    A gateway's 502, 503 or 504, a timeout, a dropped connection or an answer that
+    is not the service's (a proxy's page) may leave the request running behind it,
+    so that a read cannot prove it unapplied, and the service cannot be said to have failed.
     """
-    return exc.status is not None and exc.status not in (502, 503, 504)
+    return exc.status is not None and exc.status not in (502, 503, 504) and not exc.not_the_service
 
 
 class Engine:
