@@ -27,6 +27,10 @@ description:
     O(id) to change a past incident, or O(started_at) to open a new one. These states never open an incident
     without O(started_at)."
   - "Otherwise, with O(state=present), a new incident is opened, started now (see O(started_at))."
+  - "So opening an incident now (O(state=present) without O(started_at)) changes nothing while the monitor's last
+    incident has ended and already holds the O(cause) (and whatever else) the task asks: a re-run of a playbook that
+    opens and resolves an incident is a no-op. To record a recurrence, give O(started_at), after the end of the last
+    incident; a task with another O(cause) also opens a new incident."
   - An incident that is not found by O(id) or O(started_at) is opened; this needs the monitor.
   - Only the options you set are compared and sent; values are compared after normalisation (timestamps as instants to the
     second), so a second run with the same arguments reports no change and sends no write.
@@ -89,8 +93,9 @@ options:
         an offset (C(2026-01-31T23:00:00Z), C(2026-02-01T00:00:00+01:00)) is an instant. Not in the future.
       - With the monitor, the natural key of the incident.
       - When not given, the task addresses the monitor's ongoing incident; when the monitor has none and
-        O(state=present), the incident opened starts now (the time of the task). A re-run then finds that
-        incident ongoing and opens no second one.
+        O(state=present), the incident opened starts now, by the service's clock. A re-run then finds that
+        incident ongoing and opens no second one; once it has ended, a re-run asking what it holds opens none
+        either. Give O(started_at) to record a recurrence.
       - Cannot be changed once the incident exists.
       - The service refuses an incident that starts before the last incident of the monitor ended, and a second
         ongoing incident of a monitor.
@@ -164,9 +169,17 @@ EXAMPLES = r'''
     state: absent
 
 - name: Open an incident of the payments monitor now (or find the one ongoing)
+  # Changes nothing when the monitor's last incident has ended and already holds this cause: a re-run of a
+  # playbook that opens and resolves an incident is a no-op. To record a recurrence, give started_at (below).
   uptime.monitoring.incident:
     monitor: payments
     cause: Payment provider unreachable
+
+- name: Record a recurrence of the blog's timeouts, although its last incident (cause Timeout) has ended
+  uptime.monitoring.incident:
+    monitor: blog
+    started_at: "2026-11-02T08:00:00Z"
+    cause: Timeout
 '''
 
 RETURN = r'''
