@@ -10,6 +10,7 @@ nothing about monitors or incidents.
 
 from __future__ import annotations
 
+import datetime
 import email.utils
 import ipaddress
 import json
@@ -91,6 +92,9 @@ class UptimeApiError(Exception):
         self.not_found = False
         # Not sent at all: the account had no more requests to spare than the reserve the caller keeps.
         self.held_back = False
+        # An answer came, but not the service's (a web page, JSON without its envelope, a 404 or 405 it never gives):
+        # it tells nothing of what the service did with the request.
+        self.not_the_service = False
 
     def __str__(self):
         where = ' '.join(part for part in (self.method, self.path) if part)
@@ -306,6 +310,8 @@ class UptimeClient:
         self.request_count = 0
         self.rate_limit = RateLimit(clock)
         self.reserve = reserve
+        # The service's clock as the Date header of its latest answer told it (naive UTC), None before one.
+        self.service_date = None
         self.transport_warnings = transport_warnings(self.base_url, validate_certs)
         self.session = requests.Session()
         self.session.headers.update({
@@ -510,7 +516,10 @@ class UptimeClient:
                                               display_path)) from exc
         self._unreachable_since = None
         self.rate_limit.observe(response.headers)
-        return self._read_response(response, content, method, display_path)
+        body = self._read_response(response, content, method, display_path)
+        # Only the service's own answers tell its clock: a proxy's page may carry another machine's.
+        self.service_date = _http_date(response.headers.get('Date')) or self.service_date
+        return body
 
     def _read_response(self, response, content, method, path):
         status = response.status_code
@@ -537,12 +546,15 @@ class UptimeClient:
             error.not_found = any(pattern.match(message or '') for pattern in NOT_FOUND_MESSAGES)
             if not error.not_found:
                 error.message += ' (not the service\'s answer for a missing record: %s)' % self.api_url_hint()
+                error.not_the_service = True
             raise error
         if status == 405:
             # This client sends only the methods the service takes at each of its paths.
-            raise self._error('%s (the service takes this method at this path: %s)' % (
+            error = self._error('%s (the service takes this method at this path: %s)' % (
                 _service_message(body, response.reason or 'Method Not Allowed'), self.api_url_hint()),
                 status, method, path)
+            error.not_the_service = True
+            raise error
         if status >= 400:
             field_errors = _field_errors(body) if status == 422 else {}
             if field_errors:
@@ -560,11 +572,14 @@ class UptimeClient:
             kind = response.headers.get('Content-Type', 'unknown content type').split(';')[0].strip()
             # Broken JSON may be a glitch of the service; a web page is another server's answer, or a proxy's.
             hint = None if _is_json_type(kind) else self.api_url_hint()
-            raise _TransientError(self._error('the answer is not the expected JSON (%s, %d bytes)'
-                                              % (kind, len(content)), status, method, path), hint=hint)
+            error = self._error('the answer is not the expected JSON (%s, %d bytes)' % (kind, len(content)), status,
+                                method, path)
+            error.not_the_service = hint is not None
+            raise _TransientError(error, hint=hint)
         if 'data' not in body and method != 'DELETE':
-            raise _TransientError(self._error('the answer is JSON without the service\'s "data" envelope', status,
-                                              method, path), hint=self.api_url_hint())
+            error = self._error('the answer is JSON without the service\'s "data" envelope', status, method, path)
+            error.not_the_service = True
+            raise _TransientError(error, hint=self.api_url_hint())
         return body
 
     def api_url_hint(self):
@@ -583,6 +598,19 @@ class UptimeClient:
         if self._api_key and len(self._api_key) >= 4:
             text = text.replace(self._api_key, '********')
         return text
+
+
+def _http_date(value):
+    """An HTTP ``Date`` header as a naive UTC datetime, or None when it is missing or not a date."""
+    try:
+        moment = email.utils.parsedate_to_datetime(value) if value else None
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if moment is None:
+        return None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+    return moment.replace(microsecond=0)
 
 
 def _decode_json(content):

@@ -64,10 +64,11 @@ def _settle_unapplied(exc, what):
 def answered_by_service(exc):
     """Whether the service itself ended the request it failed: a read after it shows all the request did.
 
-    A gateway's 502, 503 or 504, a timeout or a dropped connection may leave the
-    request running behind it, so that a read cannot prove it unapplied.
+    A gateway's 502, 503 or 504, a timeout, a dropped connection or an answer that
+    is not the service's (a proxy's page) may leave the request running behind it,
+    so that a read cannot prove it unapplied, and the service cannot be said to have failed.
     """
-    return exc.status is not None and exc.status not in (502, 503, 504)
+    return exc.status is not None and exc.status not in (502, 503, 504) and not exc.not_the_service
 
 
 class Engine:
@@ -78,7 +79,10 @@ class Engine:
         self.schema = resource.schema
         self.client = client
         self.check_mode = check_mode
+        # A given now is the task's clock; otherwise now is read from the service once it has answered (_read_clock).
+        self._now_given = now is not None
         self.now = now or utc_now()
+        self.clock_name = 'the local clock'
         self.zone = zone or account_zone(client)
         # The values of the resource's task_options for this task.
         self.options = dict(options or {})
@@ -103,6 +107,7 @@ class Engine:
                                  % (self.resource.noun, identity['id'], self.resource.noun,
                                     self.resource.create_hint), status=404)
         asked = desired
+        self._read_clock()
         desired = self.resource.prepare(desired, located, state, self.now, self.options)
         now_text = self.now.strftime(UTC_FORMAT)
         self._chosen_now = {name for name, value in desired.items()
@@ -111,12 +116,27 @@ class Engine:
             if located.record is None:
                 settled = self.resource.settle_missing(self.client, desired, located, state, self.options,
                                                        self.check_mode)
-                return (settled or self.create(desired)), located
-            return self.update(located.record, desired, ignore), located
+                return (settled or self._told_now(self.create(desired))), located
+            return self._told_now(self.update(located.record, desired, ignore)), located
         except (UptimeApiError, ValidationError) as exc:
             if getattr(exc, 'written', None) is not None:
                 exc.located = located
             raise
+
+    def _read_clock(self):
+        """Take now from the service's clock, as its latest answer told it: a time the task chooses as now must be
+        one the service accepts, and it refuses one later than its own clock. The local clock when no answer told it."""
+        if self._now_given or self.client.service_date is None:
+            return
+        self.now, self.clock_name = self.client.service_date, 'the service\'s clock'
+
+    def _told_now(self, outcome):
+        """``outcome`` with a message naming each time the task chose as now, its value, and whose clock it read."""
+        chosen = [field.name for field in self.schema.fields if field.name in self._chosen_now]
+        if not chosen or outcome.after is None:
+            return outcome
+        told = '; '.join('%s is now by %s, %s' % (name, self.clock_name, outcome.after.get(name)) for name in chosen)
+        return outcome._replace(message='%s; %s' % (outcome.message, told) if outcome.message else told)
 
     def create(self, desired):
         """Create a record; after a lost answer or a conflict, converge the one found by natural key."""

@@ -27,6 +27,10 @@ description:
     O(id) to change a past incident, or O(started_at) to open a new one. These states never open an incident
     without O(started_at)."
   - "Otherwise, with O(state=present), a new incident is opened, started now (see O(started_at))."
+  - "So opening an incident now (O(state=present) without O(started_at)) changes nothing while the monitor's last
+    incident has ended and already holds the O(cause) (and whatever else) the task asks: a re-run of a playbook that
+    opens and resolves an incident is a no-op. To record a recurrence, give O(started_at), after the end of the last
+    incident; a task with another O(cause) also opens a new incident."
   - An incident that is not found by O(id) or O(started_at) is opened; this needs the monitor.
   - Only the options you set are compared and sent; values are compared after normalisation (timestamps as instants to the
     second), so a second run with the same arguments reports no change and sends no write.
@@ -34,6 +38,10 @@ description:
     only once. Asking for another value than the one already set fails with a message, before anything is sent."
   - Times are checked before any request; they must not be in the future, O(ended_at) must be after O(started_at) and
     O(acknowledged_at) not before it.
+  - "A time the task chooses as now is read from the service's clock: the C(Date) header of its latest answer in this
+    task (the lookup of the incident always comes first), so that a controller whose clock is ahead of the service's
+    is not refused a time in the future by the service's clock. Only when no answer carried a C(Date) is the
+    controller's clock used; RV(msg) says which. Given times are checked against the same now before any write."
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -85,8 +93,9 @@ options:
         an offset (C(2026-01-31T23:00:00Z), C(2026-02-01T00:00:00+01:00)) is an instant. Not in the future.
       - With the monitor, the natural key of the incident.
       - When not given, the task addresses the monitor's ongoing incident; when the monitor has none and
-        O(state=present), the incident opened starts now (the time of the task). A re-run then finds that
-        incident ongoing and opens no second one.
+        O(state=present), the incident opened starts now, by the service's clock. A re-run then finds that
+        incident ongoing and opens no second one; once it has ended, a re-run asking what it holds opens none
+        either. Give O(started_at) to record a recurrence.
       - Cannot be changed once the incident exists.
       - The service refuses an incident that starts before the last incident of the monitor ended, and a second
         ongoing incident of a monitor.
@@ -160,9 +169,17 @@ EXAMPLES = r'''
     state: absent
 
 - name: Open an incident of the payments monitor now (or find the one ongoing)
+  # Changes nothing when the monitor's last incident has ended and already holds this cause: a re-run of a
+  # playbook that opens and resolves an incident is a no-op. To record a recurrence, give started_at (below).
   uptime.monitoring.incident:
     monitor: payments
     cause: Payment provider unreachable
+
+- name: Record a recurrence of the blog's timeouts, although its last incident (cause Timeout) has ended
+  uptime.monitoring.incident:
+    monitor: blog
+    started_at: "2026-11-02T08:00:00Z"
+    cause: Timeout
 '''
 
 RETURN = r'''
@@ -170,7 +187,10 @@ msg:
   description:
     - What the task found when it addressed a monitor without an ongoing incident, for example that there was nothing
       to acknowledge or resolve.
-  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing
+    - When the task chose a time as now (O(started_at) of an incident it opened, O(acknowledged_at) or O(ended_at) set
+      by O(state)), that time and whose clock it was read from (C(started_at is now by the service's clock,
+      2026-11-20T08:15:00Z)).
+  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing, or chose a time
   type: str
   sample: "monitor 'shop' has no ongoing incident: nothing to acknowledge (its latest incident (id 12) ended at 2026-11-20T09:05:00Z)"
 incident:

@@ -125,10 +125,12 @@ def check_incident(emulator, workdir):  # pylint: disable=unused-argument
     # The shop's incident was opened, acknowledged and resolved once, the comments of both kept.
     assert [(incident['started_at'][:19], incident['cause'], incident['status']) for incident in of('shop')] == [
         ('2026-11-20T08:15:00', 'Database connection pool exhausted', 'resolved')]
-    # Incident 3 was deleted, the blog's others are left; the payments monitor has one incident, started now.
-    assert sorted(int(incident['id']) for incident in of('blog')) == [1, 2]
+    # Incident 3 was deleted, the blog's others are left and its recurrence is recorded; the payments monitor has one
+    # incident, started now.
+    assert sorted((incident['started_at'][:19], incident['status']) for incident in of('blog')) == [
+        ('2026-10-01T08:00:00', 'resolved'), ('2026-10-02T08:00:00', 'resolved'), ('2026-11-02T08:00:00', 'unresolved')]
     assert [(incident['cause'], incident['status']) for incident in of('payments')] == [('Payment provider unreachable', 'unresolved')]
-    assert len(incidents) == 5
+    assert len(incidents) == 6
 
 
 def seed_incident_info(emulator):

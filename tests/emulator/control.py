@@ -11,6 +11,7 @@ Shell use (the URL may also come from ``EMULATOR_URL``)::
     python tests/emulator/control.py log --url http://127.0.0.1:8080
     python tests/emulator/control.py fault drop --count 2 --when after --url ...
     python tests/emulator/control.py timezone KEY America/New_York --url ...
+    python tests/emulator/control.py clock -5 --url ...
 
 Only the standard library is used (urllib), never the collection's own client.
 """
@@ -296,6 +297,11 @@ class Emulator:
         emulator was started with (``--timezone``)."""
         return self._control('POST', '/account', {'api_key': api_key, 'timezone': timezone})
 
+    def clock(self, offset):
+        """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind): its validation, the
+        times it stores and its ``Date`` header; a reset puts it back on the real clock."""
+        return self._control('POST', '/clock', {'offset': offset})
+
     def quirks(self, **flags):
         """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
         return self._control('POST', '/quirks', flags)
@@ -342,6 +348,8 @@ def main(argv=None):
     zone = commands.add_parser('timezone', parents=[common], help='set the time zone of an account')
     zone.add_argument('api_key', metavar='KEY', help='the API key of the account')
     zone.add_argument('zone', metavar='ZONE', help='an IANA name such as America/New_York, or "default" for the instance default (UTC)')
+    clock = commands.add_parser('clock', parents=[common], help='run the service\'s clock off the real one')
+    clock.add_argument('offset', type=int, help='seconds ahead of the real clock (negative: behind; 0: the real one)')
     args = parser.parse_args(argv)
 
     emulator = Emulator(args.url)
@@ -370,6 +378,8 @@ def run_command(emulator, args):
         print(json.dumps(emulator.rate_limit(args.per_minute, args.window_seconds)))
     elif args.command == 'timezone':
         print(json.dumps(emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key)))
+    elif args.command == 'clock':
+        print(json.dumps(emulator.clock(args.offset)))
 
 
 if __name__ == '__main__':

@@ -302,6 +302,12 @@ class Handler(BaseHTTPRequestHandler):
     def version_string(self):
         return 'nginx'
 
+    def date_time_string(self, timestamp=None):
+        # The Date header tells the service's clock, which may run off the real one (POST /_emulator/clock).
+        if timestamp is None:
+            timestamp = time.time() + self.emulator.store.clock_offset
+        return super().date_time_string(timestamp)
+
     @property
     def emulator(self):
         return self.server.emulator
@@ -637,6 +643,11 @@ class Handler(BaseHTTPRequestHandler):
                     return Response.json(400, {'error': 'unknown api_key'})
                 emulator.store.set_timezone(payload['api_key'], payload.get('timezone'))
                 return Response.json(200, {'timezone': payload.get('timezone')})
+            if action == ('POST', '/clock'):
+                emulator.store.set_clock(payload.get('offset', 0))
+                return Response.json(200, {'offset': emulator.store.clock_offset})
+            if action == ('GET', '/clock'):
+                return Response.json(200, {'offset': emulator.store.clock_offset})
             if action == ('GET', '/quirks'):
                 return Response.json(200, emulator.quirks)
             if action == ('POST', '/quirks'):

@@ -67,7 +67,7 @@ CREATE TABLE IF NOT EXISTS accounts (
     api_key TEXT NOT NULL UNIQUE,
     api_access INTEGER NOT NULL DEFAULT 1,
     timezone TEXT,
-    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%S', 'now'))
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%S', 'now', clock_shift()))
 );
 CREATE TABLE IF NOT EXISTS monitors (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -101,7 +101,7 @@ CREATE TRIGGER IF NOT EXISTS monitor_created AFTER INSERT ON monitors BEGIN
 END;
 CREATE TRIGGER IF NOT EXISTS monitor_status_changed AFTER UPDATE OF status ON monitors
 WHEN OLD.status IS NOT NEW.status BEGIN
-    UPDATE monitors SET started_at = strftime('%Y-%m-%dT%H:%M:%S', 'now') WHERE id = NEW.id;
+    UPDATE monitors SET started_at = strftime('%Y-%m-%dT%H:%M:%S', 'now', clock_shift()) WHERE id = NEW.id;
 END;
 CREATE TABLE IF NOT EXISTS incidents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -393,6 +393,9 @@ class Store:
         self.lock = threading.RLock()
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         self.db.row_factory = sqlite3.Row
+        # How far the service's clock is from the real one (set_clock): every now it uses, SQLite's too.
+        self.clock_offset = 0
+        self.db.create_function('clock_shift', 0, lambda: '%+d seconds' % self.clock_offset)
         self.db.execute('PRAGMA foreign_keys = ON')
         self.db.executescript(SCHEMA)
 
@@ -422,6 +425,16 @@ class Store:
             if cursor.rowcount == 0:
                 raise KeyError(api_key)
 
+    def set_clock(self, offset):
+        """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind)."""
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise ValueError('offset must be a whole number of seconds')
+        self.clock_offset = offset
+
+    def now(self):
+        """Now by the service's clock, as :func:`utcnow`."""
+        return utcnow() + datetime.timedelta(seconds=self.clock_offset)
+
     def account(self, account_id):
         """The account as ``GET /api/v1/account`` shows it."""
         with self.lock:
@@ -447,9 +460,11 @@ class Store:
             return dict(row) if row else None
 
     def reset(self):
-        """Remove every monitor, incident and status page; accounts stay, in UTC again, id sequences restart."""
+        """Remove every monitor, incident and status page; accounts stay, in UTC again, id sequences restart, the
+        clock is the real one again."""
         with self.lock, self._transaction():
             self.db.execute('UPDATE accounts SET timezone = NULL')
+            self.clock_offset = 0
             self.db.execute('DELETE FROM status_page_monitors')
             self.db.execute('DELETE FROM incidents')
             self.db.execute('DELETE FROM monitors')
@@ -477,7 +492,7 @@ class Store:
             raise ValueError('prefix must be 1 to 50 letters, digits and hyphens, the first a letter or digit')
 
         names = ['%s-%05d' % (prefix, number) for number in range(1, monitors + 1)]
-        now = utcnow()
+        now = self.now()
         stamp = now.strftime(INPUT_FORMAT)
         created = (now - SEED_AGE).strftime(INPUT_FORMAT)
         with self.lock, self._transaction():
@@ -598,7 +613,7 @@ class Store:
         """Store a monitor; returns the echo of the submitted fields the service answers with."""
         with self.lock, self._transaction():
             values = self._validate_monitor(account_id, data, None)
-            now = utcnow().strftime(INPUT_FORMAT)
+            now = self.now().strftime(INPUT_FORMAT)
             row = {
                 'alert_text_lookup': None, 'request_headers': None, 'request_auth_username': None,
                 'request_auth_password': None, 'cache_buster': 0, 'ssl_alert_days': 0, 'domain_alert_days': 0,
@@ -637,7 +652,7 @@ class Store:
                     values['status'] = 'offline' if self._ongoing_incident(monitor_id) else 'online'
             changed = {key: value for key, value in values.items() if current[key] != value}
             if changed:
-                changed['updated_at'] = utcnow().strftime(INPUT_FORMAT)
+                changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
                 assignments = ', '.join('%s = ?' % key for key in sorted(changed))
                 self.db.execute('UPDATE monitors SET %s WHERE id = ?' % assignments,
                                 [changed[key] for key in sorted(changed)] + [monitor_id])
@@ -665,7 +680,7 @@ class Store:
             flipped = row['status'] != status
             token = "lower(hex(randomblob(16)))" if flipped else 'token'
             # SQLite's 'now' is one value for the whole statement, the trigger included: checked_at = started_at on a flip.
-            self.db.execute("UPDATE monitors SET status = ?, checked_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', 'now'), token = %s"
+            self.db.execute("UPDATE monitors SET status = ?, checked_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', 'now', clock_shift()), token = %s"
                             " WHERE id = ?" % token, (status, monitor_id))
             if flipped:
                 # The trigger took the moment from SQLite's clock; the incident must carry exactly that moment.
@@ -695,12 +710,11 @@ class Store:
         """What an incident does to its monitor (a paused one stays paused; the trigger moves ``started_at``)."""
         self.db.execute("UPDATE monitors SET status = ? WHERE id = ? AND status != 'paused'", (status, monitor_id))
 
-    @staticmethod
-    def _in_maintenance(row):
+    def _in_maintenance(self, row):
         """Whether now lies inside the monitor's maintenance window."""
         if not (row['maintenance_start_at'] and row['maintenance_end_at']):
             return False
-        return row['maintenance_start_at'] <= utcnow().strftime(INPUT_FORMAT) < row['maintenance_end_at']
+        return row['maintenance_start_at'] <= self.now().strftime(INPUT_FORMAT) < row['maintenance_end_at']
 
     def _ongoing_incident(self, monitor_id):
         return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
@@ -886,7 +900,7 @@ class Store:
         with self.lock, self._transaction():
             errors = Errors()
             form = Input(data, errors, self._zone(account_id))
-            now = utcnow()
+            now = self.now()
             monitor = None
             monitor_id = form.text('monitor_id', required=True)
             if monitor_id is not None:
@@ -952,14 +966,14 @@ class Store:
             if ended is not None and current['ended_at'] is None:
                 if ended <= parse_time(current['started_at']):
                     errors.add('ended_at', 'The ended at must be a date after started at.')
-                elif ended > utcnow():
+                elif ended > self.now():
                     errors.add('ended_at', 'The ended at must be a date before or equal to now.')
                 values['ended_at'] = ended.strftime(INPUT_FORMAT)
             errors.raise_if_any()
 
             changed = {key: value for key, value in values.items() if current[key] != value}
             if changed:
-                changed['updated_at'] = utcnow().strftime(INPUT_FORMAT)
+                changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
                 assignments = ', '.join('%s = ?' % key for key in sorted(changed))
                 self.db.execute('UPDATE incidents SET %s WHERE id = ?' % assignments, [changed[key] for key in sorted(changed)] + [incident_id])
             if 'ended_at' in changed:

@@ -97,6 +97,17 @@ def test_a_second_ongoing_incident_is_refused_readably(emulator, connection, mon
     assert 'resolve it first' in result['msg']
 
 
+@pytest.mark.parametrize('state, stamp', [('present', 'started_at'), ('acknowledged', 'acknowledged_at'),
+                                          ('resolved', 'ended_at')])
+def test_now_is_the_service_s_now_when_its_clock_is_behind(emulator, connection, monitor_id, capsys, state, stamp):
+    if state != 'present':
+        emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
+    emulator.clock(-5)
+    result = run_module(incident, capsys, monitor='shop', cause='x', state=state, **connection)
+    assert result['changed'] and not result.get('failed'), result['msg']
+    assert result['msg'] == "%s is now by the service's clock, %s" % (stamp, result['incident'][stamp])
+
+
 def test_info_filters_and_sends_search_by_with_search(emulator, connection, monitor_id, capsys):
     emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00',
                                                     'ended_at': '2026-01-01T10:10:00', 'cause': 'dns'})

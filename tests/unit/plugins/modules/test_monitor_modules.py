@@ -268,6 +268,17 @@ def test_a_500_on_a_write_that_a_read_proves_unapplied_says_nothing_was_changed(
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == before
 
 
+@pytest.mark.parametrize('method, args', [('POST', {}), ('PUT', {'interval': 300})])
+def test_a_page_answered_to_a_write_is_not_read_as_the_service_failing(emulator, connection, run, method, args):
+    base = dict(connection, name='paged', url='https://p.example.com', interval=60, retries=0)
+    if method != 'POST':
+        run(monitor.main, base)
+    emulator.fault('html', status=200, method=method)
+    result = run(monitor.main, dict(base, **args))
+    assert result['failed'] and 'a wrong address or a proxy answered' in result['msg']
+    assert 'the service failed' not in result['msg'] and 'may have applied' in result['msg']
+
+
 def test_a_404_that_is_not_the_services_is_no_proof_of_absence(emulator, connection, run):
     args = dict(connection, name='kept', url='https://k.example.com', interval=60)
     monitor_id = run(monitor.main, args)['monitor']['id']
