@@ -92,15 +92,15 @@ def test_secrets_are_masked_and_censored(emulator, connection, run):
 def test_a_webhook_url_shows_only_its_host(emulator, connection, run):
     webhook = 'https://hooks.slack.com/services/T000/B000/wh-123456'
     args = dict(connection, name='alerting', url='https://a.example.com', interval=60, _ansible_diff=True,
-                alerts=[{'key': 'slack', 'value': webhook}, {'key': 'telegram', 'value': '@ops_room'}])
+                alerts=[{'key': 'slack', 'value': webhook}, {'key': 'email', 'value': 'ops@example.com'}])
     created = run(monitor.main, args)
     assert 'wh-123456' not in json.dumps(created)
     assert created['monitor']['alerts'] == [{'key': 'slack', 'value': 'https://hooks.slack.com/********'},
-                                            {'key': 'telegram', 'value': '@ops_room'}]
+                                            {'key': 'email', 'value': 'ops@example.com'}]
     assert created['diff']['after']['alerts'][0]['value'] == 'https://hooks.slack.com/********'
     # Where Ansible echoes the arguments, the URL given is censored there.
     echoed = created.get('invocation', {}).get('module_args', {}).get('alerts')
-    assert echoed in (None, [{'key': 'slack', 'value': NO_LOG_MASK}, {'key': 'telegram', 'value': '@ops_room'}])
+    assert echoed in (None, [{'key': 'slack', 'value': NO_LOG_MASK}, {'key': 'email', 'value': 'ops@example.com'}])
     assert not run(monitor.main, args)['changed']
 
     moved = run(monitor.main, dict(args, alerts=[{'key': 'slack', 'value': webhook + '-new'}]))
