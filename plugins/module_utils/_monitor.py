@@ -40,11 +40,9 @@ URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 # empty (a single label, as in ops@localhost, is one) or an address literal in brackets.
 EMAIL = re.compile(r'^(?:"(?:[^"\\]|\\.)*"|[^@\s".]+(?:\.[^@\s".]+)*)@(?:[^@\s.\[\]]+(?:\.[^@\s.\[\]]+)*|\[[^\s\[\]]+\])$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
+URL_START = re.compile(r'(https?)://([^/?#]*)', re.IGNORECASE)
 # Times the service keeps about a monitor's checks: when its current status began, its last check.
 READ_ONLY_TIMESTAMPS = ('started_at', 'checked_at')
-
-
-URL_START = re.compile(r'(https?)://([^/?#]*)', re.IGNORECASE)
 
 
 def url_problem(value, max_length):
@@ -107,9 +105,8 @@ def check_alert(alert):
         return 'value', '%r is not a phone number: digits and + only, at most 16 (channel sms)' % value
     # The value is a bot token and a chat id: a credential, never shown.
     if channel == 'telegram' and not (len(value) <= 128 and re.search(r'\s', value)):
-        return 'value', ('must be a bot token and a chat id separated by a space, at most 128 characters, got %d '
-                         'characters%s (channel telegram)' % (len(value), '' if re.search(r'\s', value) else
-                                                              ' without a space'))
+        return 'value', ('must be a bot token and a chat id separated by a space, at most 128 characters (channel '
+                         'telegram, %d characters given)' % len(value))
     problem = url_problem(value, 256) if channel in URL_CHANNELS else None
     if problem:
         return 'value', '%s (channel %s)' % (problem, channel)

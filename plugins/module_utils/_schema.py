@@ -107,8 +107,7 @@ def in_year_range(moment, field, reading):
     """``moment``, refused unless its year has four digits, the only years the service's Y-m-d format holds."""
     if not MIN_YEAR <= moment.year <= MAX_YEAR:
         raise ValidationError(field, '%s is out of range: its year %s is %d, and the service takes only years %d to %d'
-                                     % (moment.isoformat(), reading, moment.year, MIN_YEAR,
-                                        MAX_YEAR))
+                                     % (moment.isoformat(), reading, moment.year, MIN_YEAR, MAX_YEAR))
     return moment
 
 
