@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
@@ -92,6 +93,20 @@ def _scalar_texts(value):
     return [str(value)] if value is not None and str(value) != '' else []
 
 
+def non_finite_number(value, path):
+    """The option path of the first infinite or not-a-number float in ``value`` (YAML's .inf and .nan), or None:
+    Ansible's int type check ends in an OverflowError on one, where no option can take it anyway."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
+    for key, item in items:
+        found = non_finite_number(item, '%s[%d]' % (path, key) if isinstance(key, int) else
+                                  '%s.%s' % (path, key) if path else str(key))
+        if found:
+            return found
+    return None
+
+
 class _CensoringModule(AnsibleModule):
     """An AnsibleModule that knows the secrets of its arguments before validating them.
 
@@ -113,6 +128,10 @@ class _CensoringModule(AnsibleModule):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given
         # runs here, so that its messages (naming a nested entry, say) come first.
         super()._set_internal_properties()
+        where = non_finite_number(self.params, '')
+        if where:
+            self.fail_json(msg='%s: must be a finite number or text, got an infinite number or not a number' % where,
+                           field=where)
         if self._precheck is not None:
             try:
                 self._precheck(self.params)

@@ -6,8 +6,8 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
-from urllib.parse import urlsplit
 
 from ._client import PAGE_SIZE
 from ._resource import NameMatcher, Resource
@@ -32,26 +32,61 @@ STATUSES = ['pending', 'online', 'offline', 'paused', 'maintenance']
 ALERT_CONDITIONS = ['url_unavailable', 'url_text', 'url_no_text']
 REQUEST_METHODS = ['GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']
 EXPIRY_ALERT_DAYS = [0, 1, 2, 3, 7, 14, 30, 60]
+# The service's configuration (and its web UI) offers two more for a domain, so records hold them.
+DOMAIN_ALERT_DAYS = EXPIRY_ALERT_DAYS + [90, 180]
 ALERT_CHANNELS = ['email', 'webhook', 'slack', 'teams', 'discord', 'flock', 'telegram', 'sms']
 # Channels whose value is an incoming-webhook URL: a credential, since whoever holds it can post to the channel.
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
-EMAIL = re.compile(r'^[^@\s]+@[^@\s]+$')
+# The framework's RFC rule, no stricter: a dot-atom or quoted local part, and a domain of labels none of which is
+# empty (a single label, as in ops@localhost, is one) or an address literal in brackets.
+EMAIL = re.compile(r'^(?:"(?:[^"\\]|\\.)*"|[^@\s".]+(?:\.[^@\s".]+)*)@(?:[^@\s.\[\]]+(?:\.[^@\s.\[\]]+)*|\[[^\s\[\]]+\])$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
+URL_START = re.compile(r'(https?)://([^/?#]*)', re.IGNORECASE)
 # Times the service keeps about a monitor's checks: when its current status began, its last check.
 READ_ONLY_TIMESTAMPS = ('started_at', 'checked_at')
 
 
-def is_url(value, max_length):
-    if not value or len(value) > max_length or any(char.isspace() for char in value):
-        return False
-    parts = urlsplit(value)
-    return parts.scheme in ('http', 'https') and bool(parts.netloc)
+def url_problem(value, max_length):
+    """Why the service's URL rule (the framework's ``url`` rule, for http and https) refuses ``value``, or None.
+
+    The reason shows at most the scheme and host: the rest of a URL may hold credentials.
+    """
+    if not value or len(value) > max_length:
+        return 'must be an http:// or https:// URL of 1 to %d characters, got %d' % (max_length, len(value or ''))
+    if any(char.isspace() for char in value):
+        return 'must be an http:// or https:// URL without white space'
+    start = URL_START.match(value)
+    if start is None:
+        return 'must be an http:// or https:// URL: it starts with neither'
+    host = start.group(2).rpartition('@')[2]
+    if host.startswith('['):
+        address, bracket, port = host[1:].partition(']')
+        if not bracket:
+            return 'the host %s lacks the ] that closes an IPv6 address' % host
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return 'the host [%s] is not an IPv6 address' % address
+        if port and not port.startswith(':'):
+            return 'the host [%s] is followed by %s, not by a port' % (address, port)
+        port = port[1:]
+    else:
+        name, colon, port = host.partition(':')
+        if not name:
+            return 'must be an http:// or https:// URL with a host'
+        # A single trailing dot marks a fully qualified name; any other empty label is refused.
+        if '' in (name[:-1] if name.endswith('.') else name).split('.'):
+            return 'the host %s has an empty label (nothing before its first dot or between two dots)' % name
+        if colon and not port:
+            port = ':'
+    if port and not port.isdigit():
+        return 'the port of the host %s must be a number' % host
+    return None
 
 
 def check_url(value):
-    if not is_url(value, 2048):
-        return '', '%r is not a valid http:// or https:// URL of at most 2048 characters' % (value,)
-    return None
+    problem = url_problem(value, 2048)
+    return ('', problem) if problem else None
 
 
 def check_header(header):
@@ -69,11 +104,13 @@ def check_alert(alert):
         return 'value', '%r is not an e-mail address (channel email)' % value
     if channel == 'sms' and not SMS.match(value):
         return 'value', '%r is not a phone number: digits and + only, at most 16 (channel sms)' % value
-    if channel == 'telegram' and not 1 <= len(value) <= 128:
-        return 'value', 'must be 1 to 128 characters long (channel telegram)'
-    if channel in URL_CHANNELS and not is_url(value, 256):
-        return 'value', '%r (%d characters) is not a valid http(s) URL of at most 256 characters (channel %s)' % (
-            mask_url(value), len(value), channel)
+    # The value is a bot token and a chat id: a credential, never shown.
+    if channel == 'telegram' and not (len(value) <= 128 and re.search(r'\s', value)):
+        return 'value', ('must be a bot token and a chat id separated by a space, at most 128 characters (channel '
+                         'telegram, %d characters given)' % len(value))
+    problem = url_problem(value, 256) if channel in URL_CHANNELS else None
+    if problem:
+        return 'value', '%s (channel %s)' % (problem, channel)
     return None
 
 
@@ -104,7 +141,7 @@ MONITOR = Schema([
     Field('request_auth_password', secret=True, together='request_auth_username'),
     Field('cache_buster', 'bool', default=False),
     Field('ssl_alert_days', 'int', choices=EXPIRY_ALERT_DAYS, default=0),
-    Field('domain_alert_days', 'int', choices=EXPIRY_ALERT_DAYS, default=0),
+    Field('domain_alert_days', 'int', choices=DOMAIN_ALERT_DAYS, default=0),
     Field('maintenance_start_at', 'timestamp', together='maintenance_end_at'),
     Field('maintenance_end_at', 'timestamp', together='maintenance_start_at', later_than='maintenance_start_at'),
     Field('alerts', 'pairs', max_items=100, check=check_alert, item_key_choices=ALERT_CHANNELS,

@@ -33,6 +33,8 @@ SERVICE_FORMAT = '%Y-%m-%dT%H:%M:%S'
 # The widest offsets from UTC a zone has (UTC-12 to UTC+14): a local time later than now by more is in the
 # future in every zone.
 LARGEST_UTC_OFFSET = datetime.timedelta(hours=14)
+# The years a Y-m-d date holds (the service's format has four digits for the year).
+MIN_YEAR, MAX_YEAR = 1000, 9999
 SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
 # A field that the record does not carry at all (a create answer lacks some): not the same as null.
 MISSING = object()
@@ -102,11 +104,32 @@ def parse_timestamp(value, field='value'):
     if text.endswith(('Z', 'z')):
         text = text[:-1] + '+00:00'
     try:
-        return datetime.datetime.fromisoformat(text.replace(' ', 'T', 1))
+        parsed = datetime.datetime.fromisoformat(text.replace(' ', 'T', 1))
     except ValueError:
         raise ValidationError(field, '%r is not a timestamp: use Y-m-dTH:i:s for the account\'s local time '
                                      '(2026-01-31T23:00:00) or ISO 8601 with an offset for an instant '
                                      '(2026-01-31T23:00:00Z, 2026-01-31T23:00:00+01:00)' % (value,))
+    return in_year_range(parsed, field, 'as given')
+
+
+def in_year_range(moment, field, reading):
+    """``moment``, refused unless its year has four digits, the only years the service's Y-m-d format holds."""
+    if not MIN_YEAR <= moment.year <= MAX_YEAR:
+        raise ValidationError(field, '%s is out of range: its year %s is %d, and the service takes only years %d to %d'
+                                     % (moment.isoformat(), reading, moment.year, MIN_YEAR, MAX_YEAR))
+    return moment
+
+
+def in_zone(moment, zone, field, reading):
+    """``moment`` (aware) in ``zone``, refused when that takes it out of the years the service takes."""
+    try:
+        converted = moment.astimezone(zone)
+    except OverflowError:
+        converted = None
+    if converted is None or not MIN_YEAR <= converted.year <= MAX_YEAR:
+        raise ValidationError(field, '%s is out of range: %s it is not within the years %d to %d, the only ones the '
+                                     'service takes' % (moment.isoformat(), reading, MIN_YEAR, MAX_YEAR))
+    return converted
 
 
 def is_local(value, field='value'):
@@ -132,7 +155,7 @@ def to_utc_timestamp(value, field='value', zone=None):
     parsed = parse_timestamp(value, field)
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=zone.tzinfo() if zone is not None else datetime.timezone.utc)
-    return utc_text(parsed)
+    return utc_text(in_zone(parsed, datetime.timezone.utc, field, 'in UTC'))
 
 
 def named_zone(name, field='account_timezone'):
@@ -180,7 +203,8 @@ class AccountZone:
         """
         zone = self.tzinfo()
         moment = datetime.datetime.strptime(instant, UTC_FORMAT).replace(tzinfo=datetime.timezone.utc)
-        local = moment.astimezone(zone).strftime(SERVICE_FORMAT)
+        local = in_zone(moment, zone, field, 'as the local time of an account in %s' % self.describe()
+                        ).strftime(SERVICE_FORMAT)
         read_back = utc_text(datetime.datetime.strptime(local, SERVICE_FORMAT).replace(tzinfo=zone))
         if read_back != instant:
             raise ValidationError(field, '%s cannot be sent to an account in %s: it is the local time %s, which '

@@ -48,6 +48,8 @@ options:
   url:
     description:
       - URL to be monitored (http or https, at most 2048 characters). Required to create a monitor.
+      - Its host is a name whose dot-separated labels are none empty (a single label such as C(localhost) will do),
+        or an IPv6 address in brackets; the same holds for the URL of an alert.
     type: str
   interval:
     description:
@@ -121,7 +123,7 @@ options:
       - Days before the domain name expires to alert; V(0) disables the alert. A monitor created without it has
         V(0); the service's empty value means the same and is compared as V(0).
     type: int
-    choices: [0, 1, 2, 3, 7, 14, 30, 60]
+    choices: [0, 1, 2, 3, 7, 14, 30, 60, 90, 180]
   maintenance_start_at:
     description:
       - Start of the maintenance window. C(Y-m-dTH:i:s) is the account's local time (see O(account_timezone));
@@ -137,7 +139,8 @@ options:
     description:
       - Alert channels, compared without regard to order. An empty list removes every alert.
       - Values are checked per channel before anything is sent, an e-mail address for V(email), digits and
-        C(+) (at most 16) for V(sms), at most 128 characters for V(telegram), an http(s) URL for the others.
+        C(+) (at most 16) for V(sms), a bot token and a chat id separated by a space (at most 128 characters) for
+        V(telegram), an http(s) URL (at most 256 characters) for the others.
       - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, since whoever
         holds it can post to the channel. Results, diffs and messages show only its scheme and host
         (C(https://hooks.slack.com/********)), marked as changed in a diff when it changes. It is compared with

@@ -119,7 +119,7 @@ options:
         description:
           - Days before the domain name expires to alert.
         type: int
-        choices: [0, 1, 2, 3, 7, 14, 30, 60]
+        choices: [0, 1, 2, 3, 7, 14, 30, 60, 90, 180]
       maintenance_start_at:
         description:
           - Start of the maintenance window, see O(uptime.monitoring.monitor#module:maintenance_start_at).

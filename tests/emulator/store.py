@@ -14,15 +14,18 @@ Laravel renders dates in JSON: ``2026-01-01T12:00:00.000000Z``.
 from __future__ import annotations
 
 import datetime
+import ipaddress
 import json
 import re
 import sqlite3
 import threading
 import zoneinfo
-from urllib.parse import parse_qsl, urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode
 
 INTERVALS = (60, 180, 300, 600, 900, 1800, 3600)
-ALERT_DAYS = (0, 1, 2, 3, 7, 14, 30, 60)
+SSL_ALERT_DAYS = (0, 1, 2, 3, 7, 14, 30, 60)
+# The service's configuration offers two more for a domain (its web UI lists them).
+DOMAIN_ALERT_DAYS = SSL_ALERT_DAYS + (90, 180)
 ALERT_CONDITIONS = ('url_unavailable', 'url_text', 'url_no_text')
 REQUEST_METHODS = ('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
@@ -57,7 +60,10 @@ INPUT_FORMAT = '%Y-%m-%dT%H:%M:%S'
 INPUT_FORMAT_PHP = 'Y-m-d\\TH:i:s'
 INPUT_PATTERN = re.compile(r'\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}')
 INTEGER_PATTERN = re.compile(r'[+-]?\d+')
-EMAIL_PATTERN = re.compile(r'[^@\s]+@[^@\s.][^@\s]*')
+# The RFC rule of the framework (egulias' RFCValidation) in its main lines: no empty dot-separated part on either side.
+EMAIL_PATTERN = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^@\s".]+(?:\.[^@\s".]+)*)@(?:[^@\s.\[\]]+(?:\.[^@\s.\[\]]+)*|\[[^\s\[\]]+\])')
+TELEGRAM_PATTERN = re.compile(r'\s+')
+URL_AUTHORITY_PATTERN = re.compile(r'(?i)https?://([^/?#]*)')
 SMS_PATTERN = re.compile(r'[0-9+]+')
 FORM_KEY_PATTERN = re.compile(r'([^\[]*)((?:\[[^\]]*\])*)')
 
@@ -248,17 +254,30 @@ def attribute(key):
 
 
 def valid_url(value, max_length=None):
-    """A loose version of Laravel's ``url`` rule, limited to http and https."""
+    """The host rules of Laravel's ``url`` rule, limited to http and https: a host (a single label will do) whose
+    dot-separated labels are none empty (a final dot aside), or an IPv6 address in brackets; a port of digits."""
     if not isinstance(value, str) or re.search(r'\s', value):
         return False
     if max_length is not None and len(value) > max_length:
         return False
-    try:
-        parts = urlsplit(value)
-        parts.port  # pylint: disable=pointless-statement  # raises ValueError on a bad port
-    except ValueError:
+    match = URL_AUTHORITY_PATTERN.match(value)
+    if match is None:
         return False
-    return parts.scheme.lower() in ('http', 'https') and bool(parts.hostname)
+    host = match.group(1).rpartition('@')[2]
+    if host.startswith('['):
+        address, bracket, port = host[1:].partition(']')
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return False
+        if not bracket or (port and not port.startswith(':')):
+            return False
+        port = port[1:]
+    else:
+        name, colon, port = host.partition(':')
+        if not name or '' in name.removesuffix('.').split('.') or (colon and not port):
+            return False
+    return not port or port.isdigit()
 
 
 class Errors:
@@ -785,9 +804,9 @@ class Store:
 
         if form.present('cache_buster'):
             values['cache_buster'] = form.boolean('cache_buster')
-        for key in ('ssl_alert_days', 'domain_alert_days'):
+        for key, choices in (('ssl_alert_days', SSL_ALERT_DAYS), ('domain_alert_days', DOMAIN_ALERT_DAYS)):
             if form.present(key):
-                values[key] = form.integer_choice(key, ALERT_DAYS)
+                values[key] = form.integer_choice(key, choices)
 
         self._check_maintenance(form, values, errors)
 
@@ -850,6 +869,8 @@ class Store:
             form.errors.add(value_name, 'The %s format is invalid.' % attribute(value_name))
         elif key == 'telegram' and len(value) > 128:
             form.errors.add(value_name, 'The %s must not be greater than 128 characters.' % attribute(value_name))
+        elif key == 'telegram' and not TELEGRAM_PATTERN.search(value):
+            form.errors.add(value_name, 'The %s format is invalid.' % attribute(value_name))
         elif key in URL_CHANNELS and not valid_url(value, 256):
             form.errors.add(value_name, 'The %s must be a valid URL.' % attribute(value_name))
         return {'key': key, 'value': value}

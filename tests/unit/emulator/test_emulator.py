@@ -21,6 +21,12 @@ from emulator.store import decode_form
 CONNECTION_ERRORS = (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout)
 
 
+# The examples of the framework's url rule (service-facts "Monitors"), shared with the collection's own check.
+GOOD_URLS = ['http://localhost/', 'https://a.b./', 'http://[fe80::1]:8080/x', 'https://u:p@h.example.org:99/x?y=1#z']
+BAD_URLS = ['https://.bad.example.org', 'https://a..b', 'http://[fe80::1', 'https://[2001:db8::1/hook', 'http://h:/',
+            'http://[::1]x', 'http://', 'ftp://example.org/']
+
+
 def stamp(seconds_ago=0, now=None):
     """A ``Y-m-dTH:i:s`` UTC timestamp ``seconds_ago`` before ``now`` (default: the clock; negative: in the future).
 
@@ -215,9 +221,11 @@ def test_validation_errors_are_keyed_by_field(emulator):
     create_monitor(emulator, 'taken')
     form = {
         'name': 'taken', 'url': 'ftp://example.com', 'interval': 61, 'alert_condition': 'url_text',
-        'request_auth_username': 'u', 'maintenance_start_at': '2030-01-01 10:00:00', 'ssl_alert_days': 5, 'cache_buster': 'true',
-        'alerts': [{'key': 'pager', 'value': 'x'}, {'key': 'email', 'value': 'nope'}, {'key': 'sms', 'value': '+1-555'},
-                   {'key': 'slack', 'value': 'not a url'}, {'key': 'telegram'}],
+        'request_auth_username': 'u', 'maintenance_start_at': '2030-01-01 10:00:00', 'ssl_alert_days': 90, 'cache_buster': 'true',
+        'domain_alert_days': 180,
+        'alerts': [{'key': 'pager', 'value': 'x'}, {'key': 'email', 'value': 'a@b..c'}, {'key': 'sms', 'value': '+1-555'},
+                   {'key': 'slack', 'value': 'not a url'}, {'key': 'telegram', 'value': '@chat_id_alone'},
+                   {'key': 'email', 'value': 'ops@localhost'}, {'key': 'telegram', 'value': '123:token @chat'}],
         'request_headers': [{'key': 'X' * 129, 'value': 'v'}],
     }
     response = emulator.api('POST', '/api/v1/monitors', data=form)
@@ -232,6 +240,13 @@ def test_validation_errors_are_keyed_by_field(emulator):
     assert messages['name'] == ['The name has already been taken.']
     assert messages['request_method'] == ['The request method field is required.']
     assert all(isinstance(texts, list) and texts and isinstance(texts[0], str) for texts in messages.values())
+
+
+@pytest.mark.parametrize('url, accepted', [(url, True) for url in GOOD_URLS] + [(url, False) for url in BAD_URLS])
+def test_the_url_rule_is_the_services(emulator, url, accepted):
+    response = emulator.api('POST', '/api/v1/monitors', data=monitor_form(url=url, alerts=[{'key': 'webhook', 'value': url}]))
+    refused = set(response.json['message']) if response.status == 422 else set()
+    assert refused == (set() if accepted else {'url', 'alerts.0.value'})
 
 
 def test_create_requires_method_and_condition(emulator):

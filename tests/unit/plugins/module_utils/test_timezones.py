@@ -11,16 +11,22 @@ import zoneinfo
 
 import pytest
 from ansible.module_utils.testing import patch_module_args
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from emulator.control import PRIMARY_KEY
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync, client_factory
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import (
     AccountZone,
     ValidationError,
     to_utc_timestamp,
+    utc_now,
 )
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import TimeBounds
 from ansible_collections.uptime.monitoring.plugins.modules import incident, monitor, monitors
 
 NEW_YORK = 'America/New_York'
@@ -28,6 +34,43 @@ KOLKATA = 'Asia/Kolkata'
 
 
 # -- values alone ---------------------------------------------------------------
+
+# The times a user gives, with the option the service pairs each with; the pair gets a time far from the edges.
+TIME_OPTIONS = {'maintenance_start_at': 'maintenance_end_at', 'maintenance_end_at': 'maintenance_start_at',
+                'started_at': None, 'acknowledged_at': None, 'ended_at': None,
+                'started_since': None, 'started_until': None, 'ended_since': None, 'ended_until': None}
+TIMES = st.one_of(st.text(max_size=30), st.builds(
+    lambda moment, offset: moment.isoformat() + offset, st.datetimes(),
+    st.sampled_from(['', 'Z', '+01:00', '-01:00', '+14:00', '-12:00', '+23:59'])))
+
+
+def own_checks(option, value, zone):
+    """What a module checks of one time before it sends it: normalised, ordered, and made the local time sent."""
+    account = AccountZone(zone)
+    if option in INCIDENTS.list_bounds:
+        TimeBounds(INCIDENTS, {option: value}, {}, account)
+        return
+    schema = MONITOR if option in MONITOR.by_name else INCIDENT
+    params = {option: value}
+    if TIME_OPTIONS[option]:
+        params[TIME_OPTIONS[option]] = '5000-01-01T00:00:00'
+    schema.form(schema.checked(params, utc_now(), zone=account), account)
+
+
+@settings(max_examples=400, deadline=None)
+@given(option=st.sampled_from(sorted(TIME_OPTIONS)), value=TIMES,
+       zone=st.sampled_from(['UTC', 'Pacific/Kiritimati', 'Etc/GMT+12', NEW_YORK, KOLKATA]))
+@example(option='maintenance_start_at', value='0001-01-01T00:00:00+01:00', zone='UTC')
+@example(option='ended_until', value='9999-12-31T23:59:59-01:00', zone='UTC')
+@example(option='started_at', value='0001-01-01T00:00:00', zone='UTC')
+@example(option='started_at', value='1000-01-01T00:30:00+01:00', zone='UTC')
+@example(option='maintenance_end_at', value='9999-12-31T23:00:00Z', zone='Pacific/Kiritimati')
+def test_a_time_is_taken_or_refused_naming_its_option(option, value, zone):
+    """A year outside 1000-9999, as given, in UTC or in the account's zone, is refused like any unreadable time."""
+    try:
+        own_checks(option, value, zone)
+    except ValidationError as exc:
+        assert exc.field in (option, TIME_OPTIONS[option]), str(exc)
 
 @pytest.mark.parametrize('zone, local, instant', [
     (NEW_YORK, '2031-01-10T06:00:00', '2031-01-10T11:00:00Z'),  # EST, UTC-5

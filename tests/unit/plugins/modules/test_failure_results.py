@@ -76,9 +76,22 @@ def test_fields_the_service_refused_are_returned(emulator, connection, run):
     assert taken['field_errors'] == {'name': ['The name has already been taken.']}
 
 
-def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, run):
-    result = run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60,
-                                    maintenance_start_at='2031-01-10T06:00:00'))
-    assert result['failed'] and result['field'] == 'maintenance_end_at', result
+SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
+
+
+# The last ones ended in an unexpected error (ValueError, OverflowError), or a traceback of Ansible's own type check.
+@pytest.mark.parametrize('main, args, field', [
+    (monitor.main, dict(SHOP, maintenance_start_at='2031-01-10T06:00:00'), 'maintenance_end_at'),
+    (monitor.main, dict(SHOP, url='http://[fe80::1'), 'url'),
+    (monitor.main, dict(SHOP, maintenance_start_at='0001-01-01T00:00:00+01:00', maintenance_end_at='2031-01-10T06:00:00'),
+     'maintenance_start_at'),
+    (incident_info.main, dict(ended_until='9999-12-31T23:59:59-01:00'), 'ended_until'),
+    (incident.main, dict(monitor='shop', started_at='0001-01-01T00:00:00'), 'started_at'),
+    (monitor.main, dict(SHOP, interval=float('inf')), 'interval'),
+    (incident_info.main, dict(limit=float('nan')), 'limit'),
+])
+def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, run, main, args, field):
+    result = run(main, dict(connection, **args))
+    assert result['failed'] and result['field'] == field and result['msg'].startswith(field + ': '), result
     assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
     assert emulator.log() == []
