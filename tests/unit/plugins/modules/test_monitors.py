@@ -90,7 +90,7 @@ def test_a_create_whose_pause_fails_is_counted_and_shown_as_created(emulator, ca
     assert result['summary']['created'] == 1 and result['summary']['failed'] == 1
     assert [view['name'] for view in result['after']] == ['shop']
     assert result['changes'][0]['status'] == 'failed' and result['changes'][0]['id'] is not None
-    assert '0 done' in result['msg'] and 'the monitor was created before this failure' in result['msg']
+    assert "written: created 'shop'" in result['msg'] and 'the monitor was created before this failure' in result['msg']
 
 
 def test_bad_entry_fails_before_any_write(emulator, capsys):
