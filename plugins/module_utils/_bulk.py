@@ -93,6 +93,8 @@ class Action:
         self.error = None
         # Whether running the task again may get past the error, the input unchanged (see rerun_may_finish).
         self.transient = None
+        # The write was sent and no trustworthy answer came back: it may have been applied.
+        self.ambiguous = False
         self.attempted = False
         # The service was changed by this action although it then failed (a create whose pause failed, say).
         self.wrote = False
@@ -311,6 +313,7 @@ class MonitorSync:
         except (UptimeApiError, ValidationError) as exc:
             action.error = engine.client.redact(str(exc))
             action.transient = rerun_may_finish(exc)
+            action.ambiguous = bool(getattr(exc, 'ambiguous', False))
             written = getattr(exc, 'written', None)
             if written is not None:
                 action.wrote = True
@@ -467,7 +470,8 @@ def _failure_message(actions, summary):
         len(failed), len([action for action in actions if action.writes]),
         ', %d not attempted after a failure every write would repeat' % summary['not_attempted']
         if summary['not_attempted'] else '',
-        'written: ' + '; '.join(done) if done else 'nothing was written')]
+        'written: ' + '; '.join(done) if done else
+        'no write is known to be applied' if any(action.ambiguous for action in failed) else 'nothing was written')]
     for action in failed:
         kept = ''
         if action.wrote:
