@@ -92,6 +92,10 @@ class Action:
             self.changed_keys = list(MONITOR.differences(self.after, self.before))
         self.after_record = None
         self.error = None
+        # Whether running the task again may get past the error, the input unchanged (see rerun_may_finish).
+        self.transient = None
+        # The write was sent and no trustworthy answer came back: it may have been applied.
+        self.ambiguous = False
         self.attempted = False
         # The service was changed by this action although it then failed (a create whose pause failed, say).
         self.wrote = False
@@ -119,6 +123,7 @@ class Action:
             entry['status'] = 'failed' if self.error else ('done' if self.attempted else 'not attempted')
         if self.error:
             entry['msg'] = self.error
+            entry['transient'] = self.transient
         return entry
 
 
@@ -314,6 +319,8 @@ class MonitorSync:
                 action.after, action.after_record = outcome.after, outcome.record
         except (UptimeApiError, ValidationError) as exc:
             action.error = engine.client.redact(str(exc))
+            action.transient = rerun_may_finish(exc)
+            action.ambiguous = bool(getattr(exc, 'ambiguous', False))
             written = getattr(exc, 'written', None)
             if written is not None:
                 action.wrote = True
@@ -348,6 +355,12 @@ class MonitorSync:
         if params.get('reveal_secrets'):
             raise ValidationError('reveal_secrets', 'is used only with state=gathered (it reveals what the export '
                                                     'holds)')
+        if state == 'overridden' and params['config'] == []:
+            # What a lookup or filter that quietly yields nothing gives: never read as "delete the whole account".
+            raise ValidationError('config', 'is empty with state=overridden, which would delete every monitor of the '
+                                            'account; to delete them all on purpose, use state=deleted without config')
+        if state == 'deleted' and params['config'] is None:
+            return self.delete_all(hide)
         if params['config'] is None:
             raise ValidationError('config', 'is required with state=%s' % state)
         # Every entry is checked before the account is read: bad input costs no request.
@@ -357,6 +370,21 @@ class MonitorSync:
         if not self.check_mode:
             self.apply(actions)
         return self.result(records, actions)
+
+    def delete_all(self, hide):
+        """``state=deleted`` without ``config``: every monitor of the account, asked for in so many words."""
+        records = self.read_all()
+        # Every monitor of the account is one that an empty config of overridden does not list.
+        actions = plan('overridden', [], records, hide, wanted=[], zone=self.zone)
+        if not self.check_mode:
+            self.apply(actions)
+        result = self.result(records, actions)
+        if not result.get('failed'):
+            count = result['summary']['deleted']
+            result['msg'] = ('check mode: state=deleted without config would delete every monitor of the account: %d '
+                             '(nothing was written)' % count if self.check_mode
+                             else 'deleted every monitor of the account: %d' % count)
+        return result
 
     def gather(self, reveal=False):
         records = sorted(self.read_all(), key=lambda record: (to_text(record.get('name')) or '', record_id(record)))
@@ -405,7 +433,7 @@ class MonitorSync:
         )
         if failed or summary['not_attempted']:
             result['failed'] = True
-            result['msg'] = _failure_message(failed, summary)
+            result['msg'] = _failure_message(actions, summary)
         return result
 
 
@@ -417,18 +445,55 @@ def _name_key(view):
     return (view.get('name') is None, view.get('name') or '', view.get('id') or 0)
 
 
-def _failure_message(failed, summary):
-    done = summary['created'] + summary['updated'] + summary['deleted'] - len([a for a in failed if a.wrote])
-    lines = ['%d of %d writes failed (%d done%s); running the task again finishes the job:'
-             % (len(failed), done + len(failed) + summary['not_attempted'], done,
-                ', %d not attempted after a failure every write would repeat' % summary['not_attempted']
-                if summary['not_attempted'] else '')]
+def rerun_may_finish(exc):
+    """Whether running the task again, its input unchanged, may get past this failure of a write.
+
+    A transient failure (429, a server error, a timeout, a lost answer) may not meet the next attempt, and a
+    record gone meanwhile is planned anew from the next read; a refusal of what was sent comes back every time.
+    """
+    return isinstance(exc, UptimeApiError) and bool(exc.transient or exc.ambiguous or exc.not_found)
+
+
+# How many names a message lists of one kind; RV(changes) lists them all.
+NAMES_IN_MESSAGE = 10
+
+
+def _names(names):
+    shown = ', '.join(repr(name) for name in names[:NAMES_IN_MESSAGE])
+    more = len(names) - NAMES_IN_MESSAGE
+    return shown + (' and %d more (see changes)' % more if more > 0 else '')
+
+
+def _failure_message(actions, summary):
+    """One reading of a sync that failed part-way: what it wrote, each failure, and whether a rerun can finish."""
+    failed = [action for action in actions if action.error]
+    written = [action for action in actions if action.writes and action.effective]
+    done = ['%s %s' % (verb, _names([action.name for action in written if action.kind == kind]))
+            for kind, verb in (('create', 'created'), ('update', 'updated'), ('delete', 'deleted'))
+            if any(action.kind == kind for action in written)]
+    lines = ['%d of %d writes failed%s; %s' % (
+        len(failed), len([action for action in actions if action.writes]),
+        ', %d not attempted after a failure every write would repeat' % summary['not_attempted']
+        if summary['not_attempted'] else '',
+        'written: ' + '; '.join(done) if done else
+        'no write is known to be applied' if any(action.ambiguous for action in failed) else 'nothing was written')]
     for action in failed:
         kept = ''
         if action.wrote:
             kept = ' (the monitor was %s before this failure, id %s)' % (
                 'created' if action.kind == 'create' else 'updated', record_id(action.after_record or {}))
         lines.append('%s %r: %s%s' % (action.kind, action.name, action.error, kept))
+    stuck = [action.name for action in failed if not action.transient]
+    if not stuck:
+        lines.append('Every failure is transient (rate limit, server error, timeout or lost answer): running the task '
+                     'again finishes the job.')
+    elif len(stuck) == len(failed):
+        lines.append('Running the task again as it is fails the same way: the input must change first, as %s says.'
+                     % ('the failure' if len(failed) == 1 else 'each failure'))
+    else:
+        lines.append('Running the task again finishes the job only once the input of %s changes, as %s; the other '
+                     'failures are transient.' % (_names(stuck), 'its failure says' if len(stuck) == 1
+                                                  else 'their failures say'))
     return '\n'.join(lines)
 
 

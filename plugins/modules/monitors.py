@@ -20,8 +20,11 @@ description:
     a name that differs only in case (the service may hold such names unique), whose case is then set to the entry's.
     A monitor cannot be renamed otherwise with this module; use M(uptime.monitoring.monitor) with
     O(uptime.monitoring.monitor#module:id).
-  - When some writes fail, the others are still made and reported, and the task fails with the message of each
-    failed monitor. Running the task again finishes the job.
+  - When some writes fail, the others are still made and reported, and the task fails with one message that names
+    the monitors written (created, updated, deleted), the message of each failed monitor, and whether running the
+    task again finishes the job. It does when every failure is transient (HTTP 429, a server error, a timeout, a
+    lost answer; RV(changes[].transient)); when the service refused an entry as given (HTTP 422, say), that entry
+    must change first, and a rerun as it is fails the same way.
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -44,8 +47,11 @@ options:
     description:
       - The monitors, each with the options of M(uptime.monitoring.monitor) (except C(id), C(state) and
         C(update_password)).
-      - Required with every O(state) but V(gathered), where it must be left out.
-      - With O(state=deleted), only O(config[].name) is used.
+      - Required with O(state=merged), O(state=replaced) and O(state=overridden); left out with V(gathered).
+      - With O(state=deleted), only O(config[].name) is used. Left out with O(state=deleted), every monitor of the
+        account is deleted; O(config=[]) deletes none.
+      - An empty list with O(state=overridden) is refused before any request (a lookup or filter that yields nothing
+        gives one); to delete every monitor on purpose, use O(state=deleted) without O(config).
       - "With O(state=replaced) and O(state=overridden), O(config[].url) and O(config[].interval) are required and
         every option left out goes back to its default: O(config[].alert_condition=url_unavailable),
         O(config[].request_method=GET), O(config[].cache_buster=false), O(config[].paused=false),
@@ -156,8 +162,9 @@ options:
       - V(replaced) sets the listed monitors to exactly their entry, options left out going back to their defaults
         (see O(config)); monitors not listed are left alone.
       - V(overridden) is V(replaced), and also deletes every monitor of the account that is not listed.
-        O(config=[]) deletes every monitor.
-      - V(deleted) deletes the listed monitors that exist.
+        O(config) must list at least one monitor.
+      - V(deleted) deletes the listed monitors that exist; without O(config), every monitor of the account (in check
+        mode, RV(summary.deleted) and the message say how many it would delete).
       - V(gathered) changes nothing and returns every monitor of the account in O(config) form (RV(gathered)).
     type: str
     choices: [merged, replaced, overridden, deleted, gathered]
@@ -210,6 +217,13 @@ EXAMPLES = r'''
   uptime.monitoring.monitors:
     state: overridden
     config: "{{ monitors_from_inventory }}"
+
+- name: Count the monitors that deleting every monitor of the account would delete, without deleting them
+  uptime.monitoring.monitors:
+    state: deleted
+  check_mode: true
+  changed_when: false
+  register: wipe
 
 - name: Show what a sync would do, without doing it
   uptime.monitoring.monitors:
@@ -326,6 +340,13 @@ changes:
     msg:
       description: Why the write failed.
       type: str
+    transient:
+      description:
+        - Whether running the task again, its input unchanged, may get past the failure (HTTP 429, a server error, a
+          timeout, a lost answer, a monitor deleted meanwhile). V(false) when the service refused what was sent; the
+          entry, or the connection options, must then change first.
+        - Returned when RV(changes[].status=failed).
+      type: bool
   sample:
     - name: shop
       id: 7
@@ -363,6 +384,13 @@ requests:
   description: HTTP requests this task sent.
   returned: when O(state=gathered)
   type: int
+msg:
+  description:
+    - With O(state=deleted) without O(config), how many monitors the task deleted (in check mode, would delete).
+    - When the task fails part-way, what it wrote, each failure, and whether running it again finishes the job.
+  returned: with O(state=deleted) without O(config), and on failure
+  type: str
+  sample: "check mode: state=deleted without config would delete every monitor of the account: 12 (nothing was written)"
 '''
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (

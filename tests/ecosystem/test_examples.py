@@ -166,6 +166,7 @@ SPECS = {
     }, asserts=[
         "not plan.changed",
         "plan.summary.unchanged == 2",
+        "wipe.summary.deleted == 2",
         "account.gathered | map(attribute='name') | list == ['blog', 'shop']",
     ]),
     'incident': dict(seed=seed_incident, check=check_incident, writes=True, vars={}, asserts=[

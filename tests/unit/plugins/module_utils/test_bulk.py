@@ -352,6 +352,24 @@ def test_a_failed_write_is_reported_and_a_rerun_finishes(emulator):
     assert [logged['path'] for logged in emulator.writes()] == ['/api/v1/monitors/%d' % ids['m003']]
 
 
+@pytest.mark.parametrize('status, transient', [(422, False), (503, True)])
+def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_when_transient(emulator, status, transient):
+    run(emulator, 'merged', [web('kept'), web('gone')])
+    emulator.fault('status', status=status, method='POST', path='/api/v1/monitors')
+    config = [web('kept', interval=60), web('bad'), web('good')]
+    result = run(emulator, 'overridden', config, workers=1)
+    assert result['summary']['failed'] == 1 and result['summary']['created'] == 1
+    lines = result['msg'].splitlines()
+    assert lines[0] == "1 of 4 writes failed; written: created 'good'; updated 'kept'; deleted 'gone'"
+    assert lines[1].startswith("create 'bad': POST /api/v1/monitors failed: HTTP %d" % status)
+    assert ('running the task again finishes the job' in lines[-1]) is transient
+    assert ('the input must change' in lines[-1]) is not transient
+    assert [change.get('transient') for change in result['changes']] == [None, transient, None, None]
+    if not transient:  # a refusal of the input comes back on every attempt
+        emulator.fault('status', status=status, method='POST', path='/api/v1/monitors')
+    assert ('failed' not in run(emulator, 'overridden', config)) is transient
+
+
 def test_a_failure_every_write_would_repeat_stops_the_writes(emulator):
     emulator.fault('status', status=401, method='POST')
     result = run(emulator, 'merged', fleet(5), workers=1)
@@ -411,6 +429,21 @@ def test_the_rate_limit_and_retry_after_are_honoured(emulator):
     # 21 requests at 8 a window cannot take less than two windows.
     assert time.monotonic() - started >= 4
     assert len(emulator.writes()) - len(refused) <= 20
+
+
+def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_deletes_every_monitor(emulator):
+    run(emulator, 'merged', fleet(3))
+    emulator.clear_log()
+    with pytest.raises(ValidationError) as caught:
+        run(emulator, 'overridden', [])
+    assert caught.value.field == 'config' and 'state=deleted without config' in str(caught.value)
+    assert run(emulator, 'deleted', [])['changed'] is False
+    assert requests_by_method(emulator) == {'GET': 1}
+    planned = run(emulator, 'deleted', None, check_mode=True)
+    assert planned['summary']['deleted'] == 3 and 'would delete every monitor of the account: 3' in planned['msg']
+    assert emulator.writes() == []
+    done = run(emulator, 'deleted', None)
+    assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
 
 
 def test_state_and_config_must_agree(emulator):
