@@ -546,6 +546,10 @@ def test_absent_by_each_identity(emulator, client, monitor_id):
     # Only the ongoing incident is addressed by a monitor alone: the past one stays.
     again, dummy, writes = run(emulator, client, monitor='shop', state='absent')
     assert not again['changed'] and not writes
+    with pytest.raises(ValidationError) as caught:  # by id, and a start that is another incident's: which one?
+        run(emulator, client, id=first, started_at='2026-01-01T09:00:00', state='absent')
+    assert caught.value.field == 'started_at' and 'incident %d has started_at 2026-01-01T10:00:00Z' % first in str(
+        caught.value) and not emulator.writes()
     gone, dummy, writes = run(emulator, client, monitor_id=monitor_id, started_at='2026-01-01T10:00:00', state='absent')
     assert gone['changed'] and writes[0]['path'] == '/api/v1/incidents/%d' % first
     again, log, writes = run(emulator, client, id=first, state='absent')
