@@ -120,8 +120,9 @@ class Engine:
             raise
 
     def _refuse_another_key(self, record, identity):
-        """A delete by id must not take a record the task names otherwise as well: ``id`` and ``name`` of two records
-        say two things, and which one was meant is a guess (renaming by id is for state=present)."""
+        """A delete by id takes the record only when the task's other keys (a name) are that record's too: an id of
+        one record and a name of another say two things, and which one was meant is a guess. (Renaming by id is for
+        state=present.)"""
         if identity.get('id') is None:
             return
         given = {name: value for name, value in identity.items() if name != 'id' and name in self.schema.by_name}

@@ -132,9 +132,10 @@ class Resource:
 class NameMatcher:
     """Find records by their exact name, trimmed as the service stores names.
 
-    A name that differs only in case is another record's, never this one's,
-    though a service on a case-insensitive database holds the two unique
-    together (see :meth:`in_other_case`). Each record matches one name at most.
+    A name that differs only in case is another record's, never this one's:
+    :meth:`in_other_case` finds such records, which a service on a
+    case-insensitive database takes for the same name. Each record matches one
+    name at most.
     """
 
     def __init__(self):

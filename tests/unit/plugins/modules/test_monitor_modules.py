@@ -385,7 +385,7 @@ def test_a_name_in_another_case_is_another_monitor_never_renamed_nor_deleted(emu
     created = run(monitor.main, dict(connection, name='API', url='https://other.example.com/', interval=300))
     if ignore_case:  # the service holds 'api' for 'API': named, never taken
         assert created['failed'] and created['msg'].startswith(
-            "name: the service refused 'API' as taken by monitor 'api' (id %d): it compares names without case" % api_id)
+            "name: the service refused 'API' as taken by monitor 'api' (id %d): it compares names" % api_id)
         assert [entry['method'] for entry in emulator.log()] == ['GET', 'POST', 'GET']  # the holder: on refusal only
     else:
         assert created['changed'] and created['monitor']['id'] != api_id
