@@ -234,6 +234,25 @@ def validate_config(state, config, hide=lambda values: None, zone=None):
     return localised
 
 
+def _refuse_names_in_other_case(names, matcher):
+    """Refuse an entry to be created beside a monitor whose name differs only in case and that no entry names.
+
+    Names are matched exactly, so the entry would be created: a service that
+    compares names without case refuses it, and with replaced or overridden
+    the other monitor would be deleted, its incidents with it.
+    """
+    listed = set(names)
+    for index, name in enumerate(names):
+        if matcher.has_exact(name):
+            continue
+        for record in matcher.in_other_case(name):
+            if to_text(record.get('name')) not in listed:
+                raise ValidationError('config[%d].name' % index, 'monitor %r differs only in case from monitor %r '
+                                      '(id %s), which config does not list: names are matched exactly, so this would '
+                                      'create another monitor beside it; write the name as the service holds it, '
+                                      'or rename that monitor first' % (name, record.get('name'), record_id(record)))
+
+
 def plan(state, config, records, hide=lambda values: None, wanted=None, zone=None):
     """Every action of the sync, computed from one read of the account and no request.
 
@@ -242,7 +261,9 @@ def plan(state, config, records, hide=lambda values: None, wanted=None, zone=Non
     if wanted is None:
         wanted = validate_config(state, config, hide, zone)
     names = [to_text(item.get('name')) for item in config]
-    matcher = NameMatcher(names).add(records)
+    matcher = NameMatcher().add(records)
+    if state != 'deleted':
+        _refuse_names_in_other_case(names, matcher)
     planner = Engine(MONITORS, None, check_mode=True, zone=zone)
     actions, unresolved = [], []
     for index, (name, desired) in enumerate(zip(names, wanted)):

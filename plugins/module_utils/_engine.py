@@ -101,6 +101,7 @@ class Engine:
         if state == 'absent':
             if located.record is None:
                 return Outcome(False, None, None, None), located
+            self._refuse_another_key(located.record, identity)
             return self.delete(located.record), located
         if located.record is None and identity.get('id') is not None:
             raise UptimeApiError('%s id %s was not found (no %s can be created with a chosen id: %s)'
@@ -138,6 +139,22 @@ class Engine:
         told = '; '.join('%s is now by %s, %s' % (name, self.clock_name, outcome.after.get(name)) for name in chosen)
         return outcome._replace(message='%s; %s' % (outcome.message, told) if outcome.message else told)
 
+    def _refuse_another_key(self, record, identity):
+        """A delete by id takes the record only when the task's other keys (a name) are that record's too: an id of
+        one record and a name of another say two things, and which one was meant is a guess. (Renaming by id is for
+        state=present.)"""
+        if identity.get('id') is None:
+            return
+        given = {name: value for name, value in identity.items() if name != 'id' and name in self.schema.by_name}
+        current = self.schema.current(record)
+        for name, value in sorted(self.schema.differences(given, current).items()):
+            field = self.schema.by_name[name]
+            shown = repr if field.kind == 'str' else field.shown
+            raise ValidationError(name, '%s has %s %s, not %s: with state=absent, id and %s must name the same %s '
+                                        '(nothing was deleted)' % (self.resource.label(record), name,
+                                                                   shown(current.get(name)), shown(value),
+                                                                   name, self.resource.noun))
+
     def create(self, desired):
         """Create a record; after a lost answer or a conflict, converge the one found by natural key."""
         # A masked secret keeps a stored one: a record yet to be created has none.
@@ -158,7 +175,8 @@ class Engine:
         except UptimeApiError as exc:
             if not (exc.ambiguous or self.resource.is_conflict(exc)):
                 raise
-            existing = self.resource.find_by_key(self.client, body)
+            find = self.resource.find_by_key if exc.ambiguous else self.resource.find_conflicting
+            existing = find(self.client, body)
             if existing is None:
                 _settle_unapplied(exc, 'created')
                 raise

@@ -257,11 +257,6 @@ class IncidentResource(Resource):
             return
         if name and owner_name == name:
             return
-        # The monitor module resolves a name that differs only in case, when no exact match exists.
-        if name and str(owner_name).casefold() == name.casefold():
-            found = MONITORS.find_by_name(client, name)
-            if found is not None and record_id(found) == owner_id:
-                return
         asked = repr(name) if name else 'id %s' % wanted_id
         field = 'monitor' if name else 'monitor_id'
         raise ValidationError(field, 'incident %s belongs to monitor %r (id %s), not %s: an incident cannot be '

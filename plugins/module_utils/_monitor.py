@@ -17,6 +17,7 @@ from ._schema import (
     UTC_FORMAT,
     Field,
     Schema,
+    ValidationError,
     is_sensitive_name,
     mask_sensitive_header,
     mask_url,
@@ -176,18 +177,36 @@ class MonitorResource(Resource):
         return self.find_by_name(client, values['name'])
 
     def find_by_name(self, client, name):
-        """The monitor named ``name`` (trimmed, as the service stores names); the service's search matches
-        substrings, so the match is made here."""
+        """The monitor named exactly ``name`` (trimmed, as the service stores names), or None."""
         name = to_text(name)
-        if not name:
-            return None
+        return self._named(client, name).find(name) if name else None
+
+    def find_conflicting(self, client, values):
+        """The monitor named exactly as in ``values``; when there is none, the one whose name differs only in case
+        holds the name for a service that compares names without case (MySQL's default): it is named, never taken."""
+        name = to_text(values['name'])
+        matcher = self._named(client, name)
+        found = matcher.find(name)
+        holders = matcher.in_other_case(name) if found is None else []
+        if len(holders) == 1:
+            raise ValidationError('name', 'the service refused %r as taken by monitor %r (id %s): it compares names '
+                                          'without case, and a monitor whose name differs in case is not this task\'s '
+                                          'to rename: choose another name, or give that monitor\'s own'
+                                  % (name, holders[0].get('name'), record_id(holders[0])))
+        return found
+
+    def _named(self, client, name):
+        """The monitors whose name contains ``name``, read until the exact name is found.
+
+        The service's search matches substrings (without regard to case on most databases): the match is made here.
+        """
         # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.
         query = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': PAGE_SIZE}
-        matcher = NameMatcher([name])
+        matcher = NameMatcher()
         for records in client.iter_pages(self.path, query):
             if matcher.add(records).has_exact(name):
                 break
-        return matcher.find(name)
+        return matcher
 
     def is_conflict(self, exc):
         return exc.status == 422 and 'name' in exc.field_errors

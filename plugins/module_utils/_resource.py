@@ -83,6 +83,13 @@ class Resource:
         """Whether a refused create may mean that a concurrent run created the same record."""
         return False
 
+    def find_conflicting(self, client, values):
+        """After a create refused as a conflict: the record with the natural key in ``values``, or None.
+
+        Raises, naming it, when the key is held by a record the service takes for the same and the task does not.
+        """
+        return self.find_by_key(client, values)
+
     def prepare(self, desired, located, state, now, options):
         """The desired state to apply to the located record (or to create one); a hook for derived values.
 
@@ -123,16 +130,15 @@ class Resource:
 
 
 class NameMatcher:
-    """Find records by name the way the service holds names unique.
+    """Find records by their exact name, trimmed as the service stores names.
 
-    The exact name (trimmed, as the service stores it) wins; failing that, a
-    record whose name differs only in case and that no other wanted name takes
-    exactly, since a service on a case-insensitive database holds such names
-    unique. Each record matches one name at most.
+    A name that differs only in case is another record's, never this one's:
+    :meth:`in_other_case` finds such records, which a service on a
+    case-insensitive database takes for the same name. Each record matches one
+    name at most.
     """
 
-    def __init__(self, wanted=()):
-        self.wanted = {to_text(name) for name in wanted}
+    def __init__(self):
         self.exact = {}
         self.folded = {}
         self.matched = set()
@@ -141,21 +147,22 @@ class NameMatcher:
         for record in records:
             name = to_text(record.get('name'))
             self.exact.setdefault(name, record)
-            if name not in self.wanted:
-                self.folded.setdefault(_folded(name), record)
+            self.folded.setdefault(_folded(name), []).append(record)
         return self
 
     def has_exact(self, name):
         return to_text(name) in self.exact
 
     def find(self, name):
-        name = to_text(name)
-        record = self.exact.get(name)
-        if record is None:
-            record = self.folded.pop(_folded(name), None)
+        record = self.exact.get(to_text(name))
         if record is not None:
             self.matched.add(id(record))
         return record
+
+    def in_other_case(self, name):
+        """The records whose name differs from ``name`` only in case."""
+        name = to_text(name)
+        return [record for record in self.folded.get(_folded(name), []) if to_text(record.get('name')) != name]
 
     def unmatched(self, records):
         return [record for record in records if id(record) not in self.matched]

@@ -83,8 +83,8 @@ options:
     description:
       - Name of the monitor the incident belongs to, resolved to its id. A name no monitor has is an error
         (with O(state=absent), no change).
-      - The monitor with exactly this name is used; failing that, one whose name differs only in case, as for
-        O(uptime.monitoring.monitor#module:name).
+      - The monitor with exactly this name is used, as for O(uptime.monitoring.monitor#module:name); a name that
+        differs only in case is another monitor's.
       - With O(id), the incident must belong to this monitor, or the task fails before any change.
     type: str
   started_at:
@@ -96,7 +96,8 @@ options:
         O(state=present), the incident opened starts now, by the service's clock. A re-run then finds that
         incident ongoing and opens no second one; once it has ended, a re-run asking what it holds opens none
         either. Give O(started_at) to record a recurrence.
-      - Cannot be changed once the incident exists.
+      - Cannot be changed once the incident exists. With O(id) and O(state=absent), it must be that incident's start,
+        or the task fails before any change.
       - The service refuses an incident that starts before the last incident of the monitor ended, and a second
         ongoing incident of a monitor.
     type: str

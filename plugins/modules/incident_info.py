@@ -38,8 +38,8 @@ options:
   monitor:
     description:
       - Only incidents of the monitor with this name, resolved to its id first.
-      - The monitor with exactly this name is used; failing that, one whose name differs only in case, as for
-        O(uptime.monitoring.monitor#module:name).
+      - The monitor with exactly this name is used, as for O(uptime.monitoring.monitor#module:name); a name that
+        differs only in case is another monitor's.
     type: str
   search:
     description:

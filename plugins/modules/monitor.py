@@ -29,7 +29,8 @@ attributes:
 options:
   id:
     description:
-      - Identifier of the monitor. With O(id) and a new O(name), the monitor is renamed.
+      - Identifier of the monitor. With O(id) and a new O(name), the monitor is renamed (not with O(state=absent),
+        see O(name)).
       - A monitor cannot be created with a chosen id; if no monitor has this id the task fails.
     type: int
   state:
@@ -41,8 +42,12 @@ options:
   name:
     description:
       - Name of the monitor, unique in the account (1 to 128 characters). The natural key when O(id) is not given.
-      - The monitor with exactly this name is used; failing that, one whose name differs only in case, since the
-        service may hold names unique regardless of case. Leading and trailing spaces are ignored, as the service trims them.
+      - The monitor with exactly this name is used; a name that differs only in case is another monitor's, never
+        renamed, updated or deleted by this task. Leading and trailing spaces are ignored, as the service trims them.
+      - A service that compares names without case (on MySQL) refuses to create C(API) while C(api) exists: the
+        task then fails, naming that monitor and its id.
+      - With O(id) and O(state=absent), the monitor with that id must have this name, or the task fails before any
+        change.
       - Required unless O(id) is given.
     type: str
   url:

@@ -34,9 +34,8 @@ options:
     description:
       - Name of one monitor to read. The service's search matches substrings; this option keeps one monitor of
         the result, never a monitor whose name only contains O(name).
-      - The monitor with exactly this name is read; failing that, one whose name differs only in case, since the
-        service may hold names unique regardless of case. Leading and trailing spaces are ignored, as the service
-        trims them.
+      - The monitor with exactly this name is read; a name that differs only in case is another monitor's. Leading
+        and trailing spaces are ignored, as the service trims them.
     type: str
   search:
     description:

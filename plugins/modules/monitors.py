@@ -16,9 +16,11 @@ description:
     normalisation as M(uptime.monitoring.monitor), then sends only the writes that are needed, one request per
     created, updated or deleted monitor, from a bounded pool of O(workers).
   - A sync that changes nothing costs one request per 100 monitors of the account.
-  - Monitors are matched by O(config[].name), as M(uptime.monitoring.monitor) finds them; the exact name, failing that
-    a name that differs only in case (the service may hold such names unique), whose case is then set to the entry's.
-    A monitor cannot be renamed otherwise with this module; use M(uptime.monitoring.monitor) with
+  - Monitors are matched by their exact O(config[].name), as M(uptime.monitoring.monitor) finds them. A name that
+    differs only in case is another monitor's; an entry whose name differs only in case from a monitor that no entry
+    names is refused before any write, naming both (it would be created beside it, which a service that compares
+    names without case refuses, and V(replaced) or V(overridden) would delete the other with its incidents).
+    A monitor cannot be renamed with this module; use M(uptime.monitoring.monitor) with
     O(uptime.monitoring.monitor#module:id).
   - When some writes fail, the others are still made and reported, and the task fails with one message that names
     the monitors written (created, updated, deleted), the message of each failed monitor, and whether running the

@@ -306,6 +306,12 @@ class Emulator:
         """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
         return self._control('POST', '/quirks', flags)
 
+    def names(self, ignore_case):
+        """Hold monitor names unique without regard to case (True), as the service on MySQL's default collation does: a
+        create or rename to ``API`` is then refused (422 on ``name``) while ``api`` exists; or as written (False, the
+        default, as on SQLite and PostgreSQL). The list's ``search`` ignores case either way. A reset restores False."""
+        return self._control('POST', '/names', {'ignore_case': ignore_case})
+
     def wait_idle(self, timeout=5.0, requests=0):
         """Wait until at least ``requests`` requests are logged and none is still in flight.
 

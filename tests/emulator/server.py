@@ -653,6 +653,11 @@ class Handler(BaseHTTPRequestHandler):
             if action == ('POST', '/quirks'):
                 emulator.quirks.update({key: bool(value) for key, value in payload.items()})
                 return Response.json(200, emulator.quirks)
+            if action == ('GET', '/names'):
+                return Response.json(200, {'ignore_case': emulator.store.names_ignore_case})
+            if action == ('POST', '/names'):
+                emulator.store.names_ignore_case = bool(payload['ignore_case'])
+                return Response.json(200, {'ignore_case': emulator.store.names_ignore_case})
             handled = self.server.transport_control(action, payload)
             if handled is not None:
                 return Response.json(*handled)

@@ -417,6 +417,11 @@ class Store:
         self.db.create_function('clock_shift', 0, lambda: '%+d seconds' % self.clock_offset)
         self.db.execute('PRAGMA foreign_keys = ON')
         self.db.executescript(SCHEMA)
+        self.db.create_function('casefold', 1, lambda text: text.casefold() if isinstance(text, str) else text,
+                                deterministic=True)
+        # False: names unique as written, as on SQLite and PostgreSQL; True: without regard to case, as MySQL's
+        # default collation holds them.
+        self.names_ignore_case = False
 
     def close(self):
         with self.lock:
@@ -488,6 +493,7 @@ class Store:
             self.db.execute('DELETE FROM incidents')
             self.db.execute('DELETE FROM monitors')
             self.db.execute("DELETE FROM sqlite_sequence WHERE name IN ('monitors', 'incidents')")
+            self.names_ignore_case = False
 
     def seed(self, account_id, monitors, offline=0, resolved=0, prefix='seed'):
         """Insert ``monitors`` monitors for the account in one transaction, for tests that need many records.
@@ -771,7 +777,8 @@ class Store:
         if sent('name'):
             values['name'] = form.text('name', max_length=128, required=True)
             if values['name'] is not None:
-                clash = self.db.execute('SELECT id FROM monitors WHERE account_id = ? AND name = ? AND id != ?',
+                same = 'casefold(name) = casefold(?)' if self.names_ignore_case else 'name = ?'
+                clash = self.db.execute('SELECT id FROM monitors WHERE account_id = ? AND %s AND id != ?' % same,
                                         (account_id, values['name'], monitor_id or 0)).fetchone()
                 if clash:
                     errors.add('name', 'The name has already been taken.')

@@ -249,6 +249,22 @@ def test_the_url_rule_is_the_services(emulator, url, accepted):
     assert refused == (set() if accepted else {'url', 'alerts.0.value'})
 
 
+@pytest.mark.parametrize('ignore_case', [False, True])
+def test_names_are_unique_as_written_or_without_case_as_on_mysql(emulator, ignore_case):
+    emulator.names(ignore_case=ignore_case)
+    lower, other = create_monitor(emulator, 'api'), create_monitor(emulator, 'web')
+    created = emulator.api('POST', '/api/v1/monitors', data=monitor_form('API'))
+    renamed = emulator.api('PUT', '/api/v1/monitors/%d' % other, data={'name': 'Api'})
+    assert (created.status, renamed.status) == ((422, 422) if ignore_case else (201, 200))
+    if ignore_case:
+        assert created.json['message'] == renamed.json['message'] == {'name': ['The name has already been taken.']}
+        assert emulator.api('PUT', '/api/v1/monitors/%d' % lower, data={'name': 'API'}).status == 200  # its own
+    found = emulator.api('GET', '/api/v1/monitors', params={'search': 'aPi'}).json['data']
+    assert len(found) == (1 if ignore_case else 3)  # the search ignores case in both modes
+    emulator.reset()  # names compared as written again
+    assert create_monitor(emulator, 'api') and create_monitor(emulator, 'API')
+
+
 def test_create_requires_method_and_condition(emulator):
     form = monitor_form()
     del form['request_method'], form['alert_condition']

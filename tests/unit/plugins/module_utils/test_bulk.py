@@ -151,15 +151,20 @@ def test_deleted_deletes_only_listed_monitors_that_exist():
     assert kinds(plan('deleted', [entry('old'), entry('gone')], records)) == {'old': 'delete', 'gone': 'none'}
 
 
-def test_a_name_that_differs_only_in_case_matches_like_the_monitor_module():
-    # A service on a case-insensitive database holds "Shop" and "shop" as the same name.
-    actions = plan('overridden', [web('shop')], [record(1, 'Shop', url='https://shop.example.com/')])
-    assert kinds(actions) == {'shop': 'update'}
-    assert actions[0].changed_keys == ['name']
-    # The exact name wins, and the other one is not listed.
-    actions = plan('overridden', [web('shop')], [record(1, 'Shop'), record(2, 'shop')])
-    assert [(action.kind, action.name, action.record['id']) for action in actions] == [
-        ('none', 'shop', 2), ('delete', 'Shop', 1)]
+@pytest.mark.parametrize('state', ['merged', 'replaced', 'overridden'])
+def test_a_name_that_differs_only_in_case_from_an_unlisted_monitor_is_refused(state):
+    # Matched exactly, 'shop' would be created beside 'Shop' (and 'Shop' deleted by overridden): refused in the plan.
+    with pytest.raises(ValidationError) as caught:
+        plan(state, [web('fine'), web('shop')], [record(1, 'Shop')])
+    assert caught.value.field == 'config[1].name'
+    assert "monitor 'shop' differs only in case from monitor 'Shop' (id 1)" in str(caught.value)
+    # Listed too, or another name exactly: two monitors, as on a service that compares names exactly.
+    assert kinds(plan(state, [web('shop'), web('Shop')], [record(1, 'Shop')])) == {'shop': 'create', 'Shop': 'none'}
+    actions = plan(state, [web('shop')], [record(1, 'Shop'), record(2, 'shop')])
+    assert [(action.kind, action.name, action.record['id']) for action in actions] == (
+        [('none', 'shop', 2), ('delete', 'Shop', 1)] if state == 'overridden' else [('none', 'shop', 2)])
+    # Deleting creates nothing: the name in another case is not deleted.
+    assert kinds(plan('deleted', [entry('shop')], [record(1, 'Shop')])) == {'shop': 'none'}
 
 
 def test_errors_name_the_config_entry():

@@ -217,10 +217,9 @@ def test_find_by_name_prefers_the_exact_name_over_substrings_and_case():
     assert client.queries == [('/api/v1/monitors', {'search': 'shop', 'search_by': 'name', 'per_page': 100})]
 
 
-def test_find_by_name_falls_back_to_a_match_in_another_case():
+def test_find_by_name_takes_no_name_in_another_case():
     client = FakePages([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}]])
-    assert MONITORS.find_by_name(client, 'shop')['id'] == 1
-    assert MONITORS.find_by_name(FakePages([[{'id': 2, 'name': 'shop-eu'}]]), 'shop') is None
+    assert MONITORS.find_by_name(client, 'shop') is None
 
 
 def test_find_by_name_searches_around_backslashes():

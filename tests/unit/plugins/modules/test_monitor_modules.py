@@ -373,7 +373,7 @@ def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, con
     assert planned['changed'] and planned['monitor']['status'] is None
 
 
-def test_monitor_info_by_name_reads_the_exact_name_else_one_that_differs_only_in_case(emulator, connection, run):
+def test_monitor_info_by_name_reads_the_exact_name(emulator, connection, run):
     for name in ('shop', 'shop-eu', 'Blog'):
         emulator.api('POST', '/api/v1/monitors', data=dict(name=name, url='https://%s.example.com/' % name.lower(), interval=60,
                                                            request_method='GET', alert_condition='url_unavailable'))
@@ -383,8 +383,40 @@ def test_monitor_info_by_name_reads_the_exact_name_else_one_that_differs_only_in
 
     assert names('shop') == ['shop']  # not shop-eu, which the service's substring search also finds
     assert names(' shop ') == ['shop']  # trimmed, as the service stores names
-    assert names('blog') == ['Blog'] and names('BLOG') == ['Blog']  # no exact match: the one that differs only in case
+    assert names('Blog') == ['Blog'] and names('blog') == [] and names('BLOG') == []
     assert names('sho') == [] and names('shop-e') == []
+
+
+def monitor_record(name):
+    return dict(name=name, url='https://%s.example.com/' % name, interval=60, request_method='GET',
+                alert_condition='url_unavailable')
+
+
+@pytest.mark.parametrize('ignore_case', [False, True])
+def test_a_name_in_another_case_is_another_monitor_never_renamed_nor_deleted(emulator, connection, run, ignore_case):
+    emulator.names(ignore_case=ignore_case)
+    api_id = emulator.records(monitors=[monitor_record('api')])['monitors'][0]
+    assert not run(monitor.main, dict(connection, name='Api', state='absent'))['changed']
+    emulator.clear_log()
+    created = run(monitor.main, dict(connection, name='API', url='https://other.example.com/', interval=300))
+    if ignore_case:  # the service holds 'api' for 'API': named, never taken
+        assert created['failed'] and created['msg'].startswith(
+            "name: the service refused 'API' as taken by monitor 'api' (id %d): it compares names" % api_id)
+        assert [entry['method'] for entry in emulator.log()] == ['GET', 'POST', 'GET']  # the holder: on refusal only
+    else:
+        assert created['changed'] and created['monitor']['id'] != api_id
+    held = emulator.api('GET', '/api/v1/monitors/%d' % api_id).json['data']
+    assert (held['name'], held['url'], int(held['interval'])) == ('api', 'https://api.example.com/', 60)
+
+
+def test_absent_by_id_with_another_name_deletes_nothing(emulator, connection, run):
+    prod, dummy = emulator.records(monitors=[monitor_record('prod-web'), monitor_record('staging-web')])['monitors']
+    refused = run(monitor.main, dict(connection, id=prod, name='staging-web', state='absent'))
+    assert refused['failed'] and refused['msg'] == (
+        "name: monitor %d has name 'prod-web', not 'staging-web': with state=absent, id and name must name the same "
+        "monitor (nothing was deleted)" % prod)
+    assert emulator.writes() == []
+    assert run(monitor.main, dict(connection, id=prod, name=' prod-web ', state='absent'))['changed']
 
 
 def test_a_missing_ca_path_fails_before_any_request(emulator, connection, run, tmp_path):
