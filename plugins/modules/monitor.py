@@ -44,8 +44,8 @@ options:
       - Name of the monitor, unique in the account (1 to 128 characters). The natural key when O(id) is not given.
       - The monitor with exactly this name is used; a name that differs only in case is another monitor's, never
         renamed, updated or deleted by this task. Leading and trailing spaces are ignored, as the service trims them.
-      - A service that compares names without case (on MySQL) refuses to create C(API) while C(api) exists: the
-        task then fails, naming that monitor and its id.
+      - "A service that compares names without case (on MySQL) refuses to create C(API) while C(api) exists: the
+        task then fails, naming that monitor and its id."
       - With O(id) and O(state=absent), the monitor with that id must have this name, or the task fails before any
         change.
       - Required unless O(id) is given.
