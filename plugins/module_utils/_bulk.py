@@ -470,9 +470,11 @@ def rerun_may_finish(exc):
     """Whether running the task again, its input unchanged, may get past this failure of a write.
 
     A transient failure (429, a server error, a timeout, a lost answer) may not meet the next attempt, and a
-    record gone meanwhile is planned anew from the next read; a refusal of what was sent comes back every time.
+    record gone meanwhile is planned anew from the next read; a refusal of what was sent comes back every time, and
+    so does an answer that is not the service's (a wrong api_url, a proxy's page).
     """
-    return isinstance(exc, UptimeApiError) and bool(exc.transient or exc.ambiguous or exc.not_found)
+    return isinstance(exc, UptimeApiError) and not exc.not_the_service and bool(exc.transient or exc.ambiguous
+                                                                                or exc.not_found)
 
 
 # How many names a message lists of one kind; RV(changes) lists them all.

@@ -13,7 +13,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
 from ._connection import CONNECTION_OPTIONS, account_zone, checked, connect
-from ._schema import ValidationError
+from ._schema import MASK, ValidationError
 from ._tasks import ensure_task, info_task
 
 
@@ -58,7 +58,7 @@ def raw_secrets(value, secret_names, fields=None):
     if isinstance(value, dict):
         for name, item in value.items():
             if name in secret_names:
-                found.extend(_scalar_texts(item))
+                found.extend(text for text in _scalar_texts(item) if text != MASK)
                 continue
             field = fields.get(name)
             if field is not None and field.sensitive_items:
@@ -156,6 +156,9 @@ class UptimeModule:
                                         supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
+        # A masked secret given back (as a result shows it) is no secret: censored, it would turn every mask of the
+        # result into Ansible's placeholder, which applied back would be stored as the secret.
+        self.ansible.no_log_values.discard(MASK)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib('requests'), exception=str(REQUESTS_IMPORT_ERROR))
         try:
@@ -172,7 +175,7 @@ class UptimeModule:
     def hide(self, values):
         """Have Ansible censor these values wherever they might appear."""
         for value in values:
-            if value:
+            if value and value != MASK:
                 self.ansible.no_log_values.add(value)
 
     def ensure(self, resource, identity, ignore=()):

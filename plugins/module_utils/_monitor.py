@@ -22,8 +22,9 @@ from ._schema import (
     mask_sensitive_header,
     mask_url,
     record_id,
-    url_secret_spans,
     timestamp_or_text,
+    url_authority,
+    url_secret_spans,
     to_text,
 )
 
@@ -42,7 +43,6 @@ URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 # empty (a single label, as in ops@localhost, is one) or an address literal in brackets.
 EMAIL = re.compile(r'^(?:"(?:[^"\\]|\\.)*"|[^@\s".]+(?:\.[^@\s".]+)*)@(?:[^@\s.\[\]]+(?:\.[^@\s.\[\]]+)*|\[[^\s\[\]]+\])$')
 SMS = re.compile(r'^[0-9+]{1,16}$')
-URL_START = re.compile(r'(https?)://([^/?#]*)', re.IGNORECASE)
 # Times the service keeps about a monitor's checks: when its current status began, its last check.
 READ_ONLY_TIMESTAMPS = ('started_at', 'checked_at')
 
@@ -56,10 +56,11 @@ def url_problem(value, max_length):
         return 'must be an http:// or https:// URL of 1 to %d characters, got %d' % (max_length, len(value or ''))
     if any(char.isspace() for char in value):
         return 'must be an http:// or https:// URL without white space'
-    start = URL_START.match(value)
-    if start is None:
+    authority = url_authority(value)
+    if authority is None or value.split(':', 1)[0].lower() not in ('http', 'https'):
         return 'must be an http:// or https:// URL: it starts with neither'
-    host = start.group(2).rpartition('@')[2]
+    start, at, end = authority
+    host = value[at + 1 if at != -1 else start:end]
     if host.startswith('['):
         address, bracket, port = host[1:].partition(']')
         if not bracket:
@@ -81,7 +82,8 @@ def url_problem(value, max_length):
         if colon and not port:
             port = ':'
     if port and not port.isdigit():
-        return 'the port of the host %s must be a number' % host
+        # What follows the colon is not quoted: it may be a password that holds a character it should have encoded.
+        return 'the port after the host %s must be a number' % host.rpartition(':')[0]
     return None
 
 
@@ -241,6 +243,10 @@ class MonitorResource(Resource):
 
     def narrow(self, client, lookups, query):
         return [self.find_by_name(client, to_text(lookups['name']))] if lookups.get('name') is not None else None
+
+    def check_lookups(self, lookups):
+        if lookups.get('reveal_secrets') and not lookups.get('export'):
+            raise ValidationError('reveal_secrets', 'is used only with export=true (it reveals what the export holds)')
 
     def info_extras(self, records, lookups):
         if not lookups.get('export'):

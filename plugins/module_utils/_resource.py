@@ -124,6 +124,9 @@ class Resource:
         """For an info task: the records a lookup option finds, or None to list with ``query`` (narrowed here)."""
         return None
 
+    def check_lookups(self, lookups):
+        """Refuse lookup options that do not go together, before any request."""
+
     def info_extras(self, records, lookups):
         """More keys of an info task's result, from the records it returns."""
         return {}

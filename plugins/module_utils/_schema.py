@@ -300,17 +300,36 @@ def mask_sensitive_header(item):
     return MASK if is_sensitive_name(item.get('key')) else None
 
 
+def url_authority(url):
+    """``(start, at, end)`` of the authority of ``url`` after its ``scheme://``: its user-info is ``url[start:at]``
+    (``at`` is -1 without one) and its host and port ``url[at + 1 or start:end]``; None without a scheme.
+
+    A password may hold a ``?`` or ``#`` it should have encoded: an ``@`` after one, before the first ``/``, still
+    ends the user-info when a ``:`` comes before it, so that such a password is never taken for the host or a query.
+    """
+    scheme = re.match(r'[A-Za-z][A-Za-z0-9+.-]*://', url)
+    if not scheme:
+        return None
+    start = scheme.end()
+
+    def first(chars, begin):
+        return min([position for position in (url.find(char, begin) for char in chars) if position != -1] + [len(url)])
+    at = url.rfind('@', start, first('/?#', start))
+    if at == -1:
+        late = url.rfind('@', start, first('/', start))
+        at = late if late != -1 and ':' in url[start:late] else -1
+    return start, at, first('/?#', at + 1 if at != -1 else start)
+
+
 def url_secret_spans(url):
     """Where a URL holds secrets, as ``(start, end)`` positions: the password of its user-info, and the value of each
     query parameter whose name looks secret. Read from the text itself, so that a malformed URL cannot raise."""
     url = str(url)
-    scheme = re.match(r'[A-Za-z][A-Za-z0-9+.-]*://', url)
-    if not scheme:
+    authority = url_authority(url)
+    if authority is None:
         return []
-    start = scheme.end()
-    end = min([position for position in (url.find(char, start) for char in '/?#') if position != -1] + [len(url)])
+    start, at, end = authority
     spans = []
-    at = url.rfind('@', start, end)
     colon = url.find(':', start, at) if at != -1 else -1
     if colon != -1 and colon + 1 < at:
         spans.append((colon + 1, at))
@@ -581,6 +600,9 @@ class Field:
         shown = '%s %r shown as %s' % (self.name, item['key'], item['value'])
         if not stored:
             return '%s holds no %s to keep (a masked value keeps the stored one): give the value whole' % (owner, shown)
+        if masked > stored:
+            return ('%s holds only %d %s and the task gives %d masked: a masked value keeps a stored one, and one is '
+                    'left with nothing to keep; give the values whole' % (owner, stored, shown, masked))
         return ('%s holds %d %s and the task gives %d masked, so which to keep would be a guess: give the values whole'
                 % (owner, stored, shown, masked))
 

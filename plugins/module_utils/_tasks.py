@@ -158,6 +158,7 @@ def info_task(resource, client, params, zone=None):
     if params.get('limit') is not None and params['limit'] < 1:
         raise ValidationError('limit', 'must be 1 or more, got %s' % params['limit'])
     lookups = {name: params.get(name) for name in resource.lookup_options}
+    resource.check_lookups(lookups)
     query = {name: params[name] for name in QUERY_OPTIONS + tuple(resource.list_filters)
              if params.get(name) is not None}
     if 'search' in query:

@@ -71,6 +71,8 @@ options:
       url:
         description:
           - URL to be monitored (http or https). Required to create a monitor.
+          - Its password and the values of its query parameters whose names look secret are masked in results; given
+            in that masked form, it keeps the stored URL.
         type: str
       interval:
         description:
@@ -140,7 +142,8 @@ options:
         description:
           - Alert channels, compared without regard to order; see O(uptime.monitoring.monitor#module:alerts).
           - The URL of a webhook channel (V(webhook), V(slack), V(teams), V(discord), V(flock)) is masked in results
-            and diffs but for its scheme and host.
+            and diffs but for its scheme and host, and a V(telegram) value whole; given in that masked form, an alert
+            keeps the stored one.
         type: list
         elements: dict
         suboptions:

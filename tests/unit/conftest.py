@@ -7,9 +7,18 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from hypothesis import settings
 
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator
+
+# The laws over generated input: in CI the same examples every run (a failure found is kept as an @example), and no
+# deadline, which a loaded machine would miss.
+settings.register_profile('ci', derandomize=True, deadline=None, database=None)
+settings.register_profile('default', deadline=None)
+settings.load_profile('ci' if os.environ.get('CI') else 'default')
 
 __all__ = ['NOPLAN_KEY', 'OTHER_KEY', 'PRIMARY_KEY']
 

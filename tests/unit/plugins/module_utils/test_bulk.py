@@ -357,10 +357,12 @@ def test_a_failed_write_is_reported_and_a_rerun_finishes(emulator):
     assert [logged['path'] for logged in emulator.writes()] == ['/api/v1/monitors/%d' % ids['m003']]
 
 
-@pytest.mark.parametrize('status, transient', [(422, False), (503, True)])
-def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_when_transient(emulator, status, transient):
+# A proxy's page promises nothing of a rerun: it answers the next one too.
+@pytest.mark.parametrize('kind, status, transient', [('status', 422, False), ('status', 503, True), ('html', 200, False)])
+def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_when_transient(emulator, kind, status,
+                                                                                            transient):
     run(emulator, 'merged', [web('kept'), web('gone')])
-    emulator.fault('status', status=status, method='POST', path='/api/v1/monitors')
+    emulator.fault(kind, status=status, method='POST', path='/api/v1/monitors')
     config = [web('kept', interval=60), web('bad'), web('good')]
     result = run(emulator, 'overridden', config, workers=1)
     assert result['summary']['failed'] == 1 and result['summary']['created'] == 1
@@ -371,7 +373,7 @@ def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_whe
     assert ('the input must change' in lines[-1]) is not transient
     assert [change.get('transient') for change in result['changes']] == [None, transient, None, None]
     if not transient:  # a refusal of the input comes back on every attempt
-        emulator.fault('status', status=status, method='POST', path='/api/v1/monitors')
+        emulator.fault(kind, status=status, method='POST', path='/api/v1/monitors')
     assert ('failed' not in run(emulator, 'overridden', config)) is transient
 
 

@@ -13,7 +13,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._schema import M
 
 # A secret: at least 6 characters, unicode included, as the service stores it (trimmed, no white space).
 SECRET = st.text(st.characters(blacklist_categories=('Cs', 'Cc', 'Z'), blacklist_characters='*&#?/@:%+=[]'),
-                 min_size=6, max_size=20)
+                 min_size=4, max_size=20).map(lambda text: 'S~%s~' % text)  # never a word of the result's own
 HOST = st.sampled_from(['hooks.slack.com', 'h.example.org', '[2001:db8::1]', 'localhost:8080'])
 HEADERS = st.one_of(st.fixed_dictionaries({'key': st.sampled_from(['Authorization', 'authorization', 'X-Api-Key']),
                                            'value': SECRET}),
@@ -77,7 +77,7 @@ def test_masked_items_more_or_fewer_than_those_stored_are_a_guess_and_refused(fi
         with pytest.raises(UnresolvedMaskError) as caught:
             apply({'alerts': [masked] * given_count}, stored)
         assert [field for field, dummy in caught.value.problems] == ['alerts[%d]' % index for index in range(given_count)]
-        assert "monitor 'shop' holds %d alerts 'slack'" % copies in str(caught.value)
+        assert "monitor 'shop' holds %s%d alerts 'slack'" % ("only " if given_count > copies else "", copies) in str(caught.value)
     # A stored item given plainly is the input's own: the masked ones share the others.
     plain = dict(hooks[0])
     assert MONITOR.differences(apply({'alerts': [plain] + [masked] * (copies - 1)}, stored), stored) == {}
@@ -112,3 +112,12 @@ def test_a_changed_secret_inside_a_masked_part_shows_as_changed():
     shown_before, shown_after = MONITOR.diff(before, after, ['url', 'request_auth_password'])
     assert shown_before['url'] == 'https://admin:%s@h.example.org/?api_key=%s' % (MASK, MASK)
     assert shown_after == {'url': shown_before['url'] + ' (changed)', 'request_auth_password': MASK + ' (changed)'}
+
+
+@pytest.mark.parametrize('url', ['https://admin:Sup3r#S3cret@intranet.example.org/health',
+                                 'https://admin:Sup3r?S3cret@intranet.example.org/health?token=S3cret2',
+                                 'https://admin:Sup3rS3cret@[2001:db8::1]:8443/x?Session=S3cret2#top'])
+def test_a_password_that_holds_a_delimiter_is_masked_whole(url):
+    shown = MONITOR.by_name['url'].mask(url)
+    assert 'S3cret' not in shown and shown.startswith('https://admin:%s@' % MASK)
+    assert MONITOR.by_name['url'].secret_values(url)[0].endswith('S3cret')

@@ -115,6 +115,9 @@ def test_a_webhook_url_shows_only_its_host_and_what_is_shown_applies_back(emulat
     revealed = run(monitor_info.main, dict(connection, name='alerting', export=True, reveal_secrets=True))
     assert revealed['export'][0]['alerts'] == [{'key': 'slack', 'value': webhook + '-new'}]
     assert revealed['export_masked'] == {}
+    emulator.clear_log()
+    refused = run(monitor_info.main, dict(connection, name='alerting', reveal_secrets=True))
+    assert refused['failed'] and refused['field'] == 'reveal_secrets' and emulator.log() == []
 
 
 def test_argument_errors_do_not_echo_webhook_urls(emulator, connection, run):

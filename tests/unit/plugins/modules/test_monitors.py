@@ -161,17 +161,20 @@ def test_webhook_urls_never_show_and_the_sync_stays_idempotent(emulator, capsys)
     assert emulator.api('GET', '/api/v1/monitors').json['data'][0]['alerts'][0]['value'] == WEBHOOK
 
     assert run_module(capsys, config=[shop(alerts=alerts)], **connection(emulator))['changed'] is False
-    moved = run_module(capsys, config=[shop(alerts=[dict(key='slack', value=WEBHOOK + '-2')])], _ansible_diff=True,
-                       **connection(emulator))
+    moved = run_module(capsys, config=[shop(alerts=[dict(key='slack', value=WEBHOOK + '-2')], request_auth_username='u',
+                                            request_auth_password='pw-s3cr3t-1')], _ansible_diff=True, **connection(emulator))
     assert moved['changed'] is True and 'sl4ck-s3cr3t' not in json.dumps(moved)
     assert moved['diff']['after']['shop']['alerts'] == [dict(key='slack', value='https://hooks.slack.com/******** (changed)')]
+    assert 'pw-s3cr3t-1' not in json.dumps(moved)
     assert moved['changes'][0]['after']['alerts'] == moved['diff']['after']['shop']['alerts']
     gathered = run_module(capsys, state='gathered', **connection(emulator))
     assert gathered['gathered'][0]['alerts'] == [dict(key='slack', value='https://hooks.slack.com/********')]
-    assert gathered['gathered_masked'] == {'shop': ['alerts']} and 'sl4ck-s3cr3t' not in json.dumps(gathered)
+    assert gathered['gathered_masked'] == {'shop': ['request_auth_username', 'request_auth_password', 'alerts']} and 'sl4ck-s3cr3t' not in json.dumps(gathered)
     # What gathered shows applies back with any state, and keeps the webhook.
     for state in ('merged', 'replaced', 'overridden'):
-        assert run_module(capsys, state=state, config=gathered['gathered'], **connection(emulator))['changed'] is False
+        applied = run_module(capsys, state=state, config=gathered['gathered'], **connection(emulator))
+        assert applied['changed'] is False and applied['after'][0]['request_auth_password'] == '********'
+        assert 'VALUE_SPECIFIED' not in json.dumps(applied['after'])
     assert emulator.api('GET', '/api/v1/monitors').json['data'][0]['alerts'][0]['value'] == WEBHOOK + '-2'
 
 
