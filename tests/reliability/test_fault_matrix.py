@@ -292,8 +292,8 @@ def message_problems(msg, scenario, fragments):
     problems = []
     lines = msg.splitlines() or ['']
     if scenario.module == 'monitors':
-        # The bulk module reports one line per failed write under a summary line.
-        lines = lines[1:] or lines
+        # The bulk module reports one line per failed write between a summary line and whether a rerun finishes.
+        lines = lines[1:-1] or lines
     for line in lines:
         if 'Traceback' in line:
             problems.append('traceback text')

@@ -72,6 +72,7 @@ def test_a_time_is_taken_or_refused_naming_its_option(option, value, zone):
     except ValidationError as exc:
         assert exc.field in (option, TIME_OPTIONS[option]), str(exc)
 
+
 @pytest.mark.parametrize('zone, local, instant', [
     (NEW_YORK, '2031-01-10T06:00:00', '2031-01-10T11:00:00Z'),  # EST, UTC-5
     (NEW_YORK, '2031-07-10T06:00:00', '2031-07-10T10:00:00Z'),  # EDT, UTC-4
