@@ -473,8 +473,9 @@ def rerun_may_finish(exc):
     record gone meanwhile is planned anew from the next read; a refusal of what was sent comes back every time, and
     so does an answer that is not the service's (a wrong api_url, a proxy's page).
     """
-    return isinstance(exc, UptimeApiError) and not exc.not_the_service and bool(exc.transient or exc.ambiguous
-                                                                                or exc.not_found)
+    if not isinstance(exc, UptimeApiError) or exc.not_the_service:
+        return False
+    return bool(exc.transient or exc.ambiguous or exc.not_found)
 
 
 # How many names a message lists of one kind; RV(changes) lists them all.
