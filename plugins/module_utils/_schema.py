@@ -531,8 +531,8 @@ class Field:
             text = str(value)
             found = [text[start:end] for start, end in self.secret_spans(text)]
         elif self.sensitive_items:
-            found = [item['value'] for item in value if item['value'] and not self.is_masked_item(item)
-                     and self.sensitive_items(item) is not None]
+            found = [item['value'] for item in value
+                     if item['value'] and self.sensitive_items(item) not in (None, item['value'])]
         else:
             found = []
         return [text for text in found if text != MASK]
