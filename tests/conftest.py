@@ -4,6 +4,11 @@
 does not already live at ``.../ansible_collections/uptime/monitoring`` a symlink tree is made under
 ``build/pytest_collections`` and put on ``sys.path``. ``tests/`` goes on ``sys.path`` too, for
 ``from emulator.control import Emulator``.
+
+The fixtures every suite shares: ``emulator_server`` (one emulator process for the session), ``emulator`` (the same
+server, idle and reset before each test: no records, log, faults, rate limit, quirks or clock offset) and
+``connection`` (the emulator's address and PRIMARY_KEY as module options; the environment holds neither).
+A suite that needs an emulator of another kind (TLS, another account set) names its own fixture otherwise.
 """
 
 from __future__ import annotations
@@ -35,3 +40,65 @@ def _collections_path():
 for _path in (os.path.join(REPO_ROOT, 'tests'), _collections_path()):
     if _path not in sys.path:
         sys.path.insert(0, _path)
+
+
+# pylint: disable=wrong-import-position,redefined-outer-name
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402
+
+# The laws over generated input. CI runs the same examples every run, with a fixed budget (a failure found is kept
+# as an @example of its law); by hand the examples vary and failures are replayed from .hypothesis/;
+# HYPOTHESIS_PROFILE=deep runs ten times as many. No deadline: a loaded machine would miss it.
+settings.register_profile('ci', derandomize=True, deadline=None, database=None, print_blob=True)
+settings.register_profile('dev', deadline=None)
+settings.register_profile('deep', deadline=None, max_examples=1000)
+settings.load_profile(os.environ.get('HYPOTHESIS_PROFILE') or ('ci' if os.environ.get('CI') else 'dev'))
+
+EMULATOR_FIXTURES = frozenset(('emulator', 'emulator_server', 'connection'))
+_shared = {}
+
+
+def _shared_emulator():
+    if 'server' not in _shared:
+        # A generous wait for its READY line: on a loaded machine the start can take longer than the default.
+        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,), timeout=120)
+    return _shared['server']
+
+
+def pytest_collection_modifyitems(items):
+    """Start the emulator before any test runs when a collected test needs it.
+
+    ``ansible-test units`` runs every test in a forked child, where a session fixture would be set up (and never
+    torn down) once per test; started here, in the process that forks, all tests share one server and
+    ``pytest_sessionfinish`` stops it.
+    """
+    if any(EMULATOR_FIXTURES.intersection(getattr(item, 'fixturenames', ())) for item in items):
+        _shared_emulator()
+
+
+def pytest_sessionfinish():
+    server = _shared.pop('server', None)
+    if server is not None:
+        server.stop()
+
+
+@pytest.fixture(scope='session')
+def emulator_server():
+    return _shared_emulator()
+
+
+@pytest.fixture
+def emulator(emulator_server):
+    # A client that gave up on a slow answer leaves the request in flight: wait for it before the reset.
+    emulator_server.wait_idle()
+    emulator_server.reset()
+    return emulator_server
+
+
+@pytest.fixture
+def connection(emulator, monkeypatch):
+    monkeypatch.delenv('UPTIME_API_URL', raising=False)
+    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
+    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY}

@@ -4,8 +4,7 @@ and the execution environment, run with ``ansible-playbook`` against the service
 * The collection is used from its staged copy (where UPTIME_COLLECTIONS says: the nox session stages it
   under ``build/collections-ecosystem``; default ``build/collections``, made by
   ``scripts/stage-collection.sh``). When it is missing, it is staged here.
-* Fixtures: ``emulator`` (one emulator for the session, reset before each test, with the accounts
-  PRIMARY_KEY and OTHER_KEY), ``ansible`` (runs ``ansible-playbook`` / ``ansible`` against it) and
+* Fixtures: ``emulator`` (``tests/conftest.py``), ``ansible`` (runs ``ansible-playbook`` / ``ansible`` against it) and
   ``collection_tarball`` (the collection built once for the whole run, shared by the xdist workers).
 """
 
@@ -17,37 +16,13 @@ import subprocess
 
 import pytest
 
-from ecosystem_support import BIN, COLLECTIONS, OTHER_KEY, PRIMARY_KEY, REPO_ROOT, STAGED, Ansible, Emulator
-
-_shared = {}
+from ecosystem_support import BIN, COLLECTIONS, REPO_ROOT, STAGED, Ansible
 
 
 def pytest_sessionstart(session):  # pylint: disable=unused-argument
     if not os.path.isdir(STAGED):
         subprocess.run([os.path.join(REPO_ROOT, 'scripts', 'stage-collection.sh'), COLLECTIONS], check=True,
                        stdout=subprocess.DEVNULL)
-
-
-def pytest_sessionfinish(session):  # pylint: disable=unused-argument
-    server = _shared.pop('server', None)
-    if server is not None:
-        server.stop()
-
-
-@pytest.fixture(scope='session')
-def emulator_server():
-    """One emulator for the whole session (accounts PRIMARY_KEY and OTHER_KEY)."""
-    if 'server' not in _shared:
-        # A generous wait for its READY line: on a loaded machine the start can take longer than the default.
-        _shared['server'] = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), timeout=120)
-    return _shared['server']
-
-
-@pytest.fixture
-def emulator(emulator_server):  # pylint: disable=redefined-outer-name
-    """The session's emulator, reset to an empty state."""
-    emulator_server.reset()
-    return emulator_server
 
 
 @pytest.fixture

@@ -1,0 +1,84 @@
+"""The one in-process module runner: a module's ``main()`` run in this process as Ansible runs a module process.
+
+``run_module(main, args, check_mode=False, diff=False)`` returns a ``ModuleRun``: the JSON result, or the traceback
+of a crash (an exception other than the module's own exit, which a user would see as a traceback).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import traceback
+from contextlib import redirect_stdout
+
+from ansible.module_utils import _internal as module_internal
+from ansible.module_utils.common import warnings as module_warnings
+from ansible.module_utils.testing import patch_module_args
+
+
+class ModuleRun:
+    """What one in-process module run produced."""
+
+    def __init__(self, result=None, crash=None, stdout='', seconds=0.0):
+        self.result = result or {}
+        self.crash = crash
+        self.stdout = stdout
+        self.seconds = seconds
+
+    @property
+    def failed(self):
+        return self.crash is not None or bool(self.result.get('failed'))
+
+    @property
+    def changed(self):
+        return self.result.get('changed')
+
+    @property
+    def msg(self):
+        return str(self.result.get('msg', ''))
+
+    def __getitem__(self, key):
+        return self.result[key]
+
+    def get(self, key, default=None):
+        return self.result.get(key, default)
+
+    def __repr__(self):
+        return '<ModuleRun crash=%r result=%s>' % (self.crash and self.crash[-300:], json.dumps(self.result)[:600])
+
+
+def run_module(main, args, check_mode=False, diff=False):
+    """Run ``main()`` of a module with ``args`` like Ansible would, catching its exit."""
+    args = dict(args)
+    # Warnings are kept per process, as a module process runs once: start each run afresh. A test that imported
+    # controller code (the inventory plugin's) makes warnings go to the display instead of the result: run the module
+    # as the module process it is.
+    module_warnings._global_warnings.clear()  # pylint: disable=protected-access
+    module_warnings._global_deprecations.clear()  # pylint: disable=protected-access
+    if check_mode:
+        args['_ansible_check_mode'] = True
+    if diff:
+        args['_ansible_diff'] = True
+    out = io.StringIO()
+    start = time.monotonic()
+    crash = None
+    controller, module_internal.is_controller = module_internal.is_controller, False
+    try:
+        with patch_module_args(args), redirect_stdout(out):
+            main()
+    except SystemExit:
+        pass
+    except BaseException:  # pylint: disable=broad-except  # what a user would see as a traceback
+        crash = traceback.format_exc()
+    finally:
+        module_internal.is_controller = controller
+    seconds = time.monotonic() - start
+    text = out.getvalue()
+    result = None
+    if crash is None:
+        try:
+            result = json.loads(text)
+        except ValueError:
+            crash = 'module printed no JSON result:\n' + text
+    return ModuleRun(result, crash, text, seconds)
