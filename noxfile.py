@@ -185,7 +185,7 @@ def docs(session):
     for path in ('docs/reference', 'CHANGELOG.rst'):
         if subprocess.run(['diff', '-ru', path, os.path.join(staged, path)], cwd=ROOT, check=False).returncode:
             session.error(f'{path} is out of date (diff above): run `nox -s docs -- write` and commit the result')
-    session.run('antsibull-docs', 'lint-collection-docs', '--plugin-docs', staged)
+    session.run('antsibull-docs', 'lint-collection-docs', '--plugin-docs', '--validate-collection-refs', 'self', staged)
     session.run('antsibull-changelog', 'lint')
     session.run('antsibull-changelog', 'lint-changelog-yaml', 'changelogs/changelog.yaml')
 
