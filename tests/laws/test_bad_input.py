@@ -159,8 +159,8 @@ def bad_tasks(draw):
     """(module, args, the option the message must name)."""
     module = draw(st.sampled_from(sorted(MODULES)))
     if module == 'monitors' and draw(st.booleans()):  # an entry of the config, between valid ones
-        option = draw(st.sampled_from(sorted(set(MONITOR) - {'id', 'state', 'update_password', 'timeout', 'retries',
-                                                              'validate_certs', 'api_url'})))
+        not_in_entries = {'id', 'state', 'update_password', 'timeout', 'retries', 'validate_certs', 'api_url'}
+        option = draw(st.sampled_from(sorted(set(MONITOR) - not_in_entries)))
         values, extra = MONITOR[option]
         good = [{'name': 'm%d' % i, 'url': 'https://m%d.example.com/' % i, 'interval': 60} for i in range(draw(st.integers(0, 2)))]
         at = draw(st.integers(0, len(good)))

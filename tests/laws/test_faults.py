@@ -29,6 +29,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._client import U
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
 
 MONITORS, INCIDENTS = '/api/v1/monitors', '/api/v1/incidents'
+ALPHA = {'name': 'alpha', 'url': 'https://alpha.example.com/health', 'interval': 60}
 TIMEOUT, RETRIES, SLOW = 1.0, 1, 1.4
 MODULES = {'monitor': monitor, 'monitors': monitors, 'incident': incident, 'monitor_info': monitor_info,
            'incident_info': incident_info}
@@ -129,18 +130,17 @@ def one_reading(run, module):
     assert not run.msg.startswith('unexpected error'), run
 
 
-@settings(max_examples=45, phases=[Phase.explicit, Phase.generate, Phase.shrink], suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(max_examples=45, phases=[Phase.explicit, Phase.generate, Phase.shrink],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(plan=PLAN)
 # Issue 35, item 9: an HTML page answered with 200 to a create: one reading, a proxy's page.
-@example(plan={'task': {'seed': [], 'module': 'monitor', 'args': {'name': 'alpha', 'url': 'https://alpha.example.com/health',
-                                                                'interval': 60}},
+@example(plan={'task': {'seed': [], 'module': 'monitor', 'args': ALPHA},
                'faults': [dict(kind='html', status=200, when='before', method='POST')], 'index': 0, 'persists': False, 'clock': 0})
 # Issue 35, item 12: the service's clock 5 s behind the controller's: "now" is taken from the service.
 @example(plan={'task': {'seed': ['shop'], 'incident': None, 'module': 'incident', 'args': {'monitor': 'shop', 'cause': 'db'}},
                'faults': [dict(kind='status', status=503, when='before')], 'index': 0, 'persists': False, 'clock': -5})
 # A lost POST whose read-back fails too: one line naming the read; the next run finds the monitor, posts nothing.
-@example(plan={'task': {'seed': [], 'module': 'monitor', 'args': {'name': 'alpha', 'url': 'https://alpha.example.com/health',
-                                                                'interval': 60}},
+@example(plan={'task': {'seed': [], 'module': 'monitor', 'args': ALPHA},
                'faults': [dict(kind='drop', when='after'), dict(kind='status', status=503)], 'index': 1, 'persists': True,
                'clock': 0})
 def test_changed_is_true_whenever_the_service_changed(emulator, connection, quick_backoff, plan):  # pylint: disable=unused-argument

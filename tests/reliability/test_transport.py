@@ -13,18 +13,16 @@ redirects point at a second local server that records what it receives: it must 
 
 from __future__ import annotations
 
-import re
 import socket
 
 import pytest
 
-from reliability_support import MONITORS, record, seed_monitor
+from reliability_support import MONITORS, seed_monitor
 from transport_clients import CLIENTS
 
 from emulator.control import PRIMARY_KEY, Emulator
 from emulator.transport import RecordingServer
 
-GROUP = 'transport'
 UNCHECKED = 'certificate of %(https_origin)s is not checked'
 UNENCRYPTED = 'the API key and all data travel unencrypted'
 
@@ -100,13 +98,6 @@ CASES = [
 ]
 
 
-def shown_in_report(text):
-    """A message without what varies between runs and machines (ports, the machine's address)."""
-    text = text.replace(PRIMARY_KEY, '<key>')
-    text = re.sub(r'http://[^/\s:]+:\d+ uses http://', 'http://ADDRESS:PORT uses http://', text)
-    return re.sub(r'(https?://(127\.0\.0\.1|localhost)):\d+', r'\1:PORT', text)
-
-
 def fill(value, names):
     return value.format(**names) if isinstance(value, str) else value
 
@@ -121,7 +112,7 @@ def client_cases():
 
 
 @pytest.mark.parametrize('client, case', list(client_cases()))
-def test_transport(client, case, tls_emulator, remote_http_emulator, recorders):
+def test_transport(client, case, tls_emulator, remote_http_emulator, recorders, record_property):
     emulator = remote_http_emulator if case.target == 'remote http' else tls_emulator
     if case.target == 'remote http':
         emulator.reset()
@@ -175,8 +166,5 @@ def test_transport(client, case, tls_emulator, remote_http_emulator, recorders):
             problems.append('the %s server received %d request(s), Authorization: %s' % (
                 name, len(other.received), [r['headers'].get('Authorization') is not None for r in other.received]))
 
-    verdict = ('ok, warned' if expected_warning else 'ok') if case.expect == 'ok' else 'failed in one line'
-    record(GROUP, '%s|%s' % (client.name, case.name), client=client.name, case=case.name,
-           outcome=verdict if not problems else 'defect', msg=shown_in_report(outcome.msg),
-           warnings=[shown_in_report(w) for w in transport_warnings], requests=len(log), problems=problems)
+    record_property('message', outcome.msg.replace(PRIMARY_KEY, '<key>'))
     assert not problems, '%s: %s\n%r' % (case.name, '; '.join(problems), outcome)

@@ -1,25 +1,9 @@
-"""The clients of the service that the transport tests exercise, as data (see test_transport.py).
-
-A client is anything that takes the connection options and talks to the service: each module run
-in-process, and one module run by ``ansible-playbook`` (what a user sees: Ansible's own warning and
-failure lines). Every client gets the same transport cases (or a subset it names); a client only says
-how it is run and how its outcome is read.
-
-Adding a client is one entry in CLIENTS. Besides the modules there are:
-
-* the inventory plugin, run by ``ansible-inventory --list`` on a configuration file with the connection
-  options; ``ANSIBLE_INVENTORY_ENABLED`` names only that plugin, and ``CommandClient`` sets
-  ANSIBLE_INVENTORY_UNPARSED_FAILED, so a source that fails is a failure, takes the plugin's message from
-  ``Failed to parse inventory with '...' plugin: <msg>`` (``read_ansible_output``) and the plugin's own
-  ``display.warning`` lines as its warnings;
-* the event source, run by ``EventSourceClient``: it loads the file with ``runpy`` and runs its
-  ``main(queue, args)`` as ansible-rulebook does, with the connection options it takes as ``args``; the
-  first event put on the queue is success, an exception is the failure line, the source's log records of
-  level WARNING are its warnings.
-
-``run(connection, env)`` returns an ``Outcome``: failed, the failure message (one line expected),
-the warnings shown, and any traceback. A client's ``cases`` (None: all) names the transport cases it runs.
-"""
+"""The clients of the service the transport tests run (test_transport.py), as data: ``run(connection, env)`` gives an
+``Outcome`` (failed, its one-line message, the warnings shown, a traceback). One module stands for all (they share one
+client); ansible-playbook shows how Ansible prints its result; the inventory plugin runs by ``ansible-inventory
+--list`` (a source that fails is a failure: ANSIBLE_INVENTORY_UNPARSED_FAILED); the event source as ansible-rulebook
+runs it (``runpy``, then ``main(queue, args)``: the first event is success). A client's ``cases`` (None: all) names
+the cases it runs."""
 
 from __future__ import annotations
 
@@ -37,9 +21,10 @@ import traceback
 
 import yaml
 
-from reliability_support import REPO_ROOT, ansible_playbook, playbook_env, run_module
+from module_runner import run_module
+from reliability_support import REPO_ROOT, ansible_playbook, playbook_env
 
-from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
+from ansible_collections.uptime.monitoring.plugins.modules import monitor
 
 CONNECTION_VARIABLES = ('UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS', 'REQUESTS_CA_BUNDLE',
                         'CURL_CA_BUNDLE', 'SSL_CERT_FILE', 'SSL_CERT_DIR')
@@ -117,11 +102,7 @@ def ansible_messages(text):
 
 
 class CommandClient:
-    """A command line of Ansible (``ansible-playbook``, ``ansible-inventory``, ...) run with files made per run.
-
-    ``files(connection)`` returns ``{name: text}`` written into a fresh directory; ``{dir}`` in the command is
-    that directory. A failure is the ``msg`` of a ``FAILED! =>`` result, or else the first ``[ERROR]`` line.
-    """
+    """An Ansible command line run on the files ``files(connection)`` gives (``{name: text}``) in a fresh ``{dir}``."""
 
     def __init__(self, name, files, command, env=None, timeout=120, cases=None):
         self.name = name
@@ -151,12 +132,8 @@ INVENTORY_FAILURE = re.compile(r"^Failed to parse inventory with '[^']+' plugin:
 
 
 def read_ansible_output(returncode, output):
-    """The Outcome of an Ansible command line from its exit code and output.
-
-    The failure message is the ``msg`` of a task's ``FAILED! =>`` result, else what an inventory plugin
-    raised (``[WARNING]: Failed to parse inventory with '<plugin>' plugin: <msg>``), else the first
-    ``[ERROR]`` line. Those parse failures are the failure, not warnings.
-    """
+    """The failure is the ``msg`` of a ``FAILED! =>`` result, else what an inventory plugin raised, else the first
+    ``[ERROR]`` line; an inventory plugin's parse failure is no warning."""
     warnings, errors = ansible_messages(output)
     crash = output if 'Traceback (most recent call last)' in output or 'MODULE FAILURE' in output else None
     parse_failures = [INVENTORY_FAILURE.match(w).group(1) for w in warnings if INVENTORY_FAILURE.match(w)]
@@ -176,12 +153,8 @@ DEFECT_EXCEPTIONS = (AttributeError, TypeError, KeyError, NameError, IndexError,
 
 
 class EventSourceClient:
-    """An EDA event source file run as ansible-rulebook runs it: ``runpy``, then ``main(queue, args)``.
-
-    Success is the first event on the queue within ``timeout`` seconds; failure is the exception ``main``
-    raises (a defect's exception, such as a TypeError, counts as a traceback). WARNING log records
-    emitted meanwhile are the warnings.
-    """
+    """An event source: success is a first event within ``timeout`` s, failure the exception ``main`` raises (a
+    defect's, such as a TypeError, is a traceback); its WARNING log records are its warnings."""
 
     def __init__(self, name, path, args=None, timeout=30):
         self.name = name
@@ -250,12 +223,10 @@ def inventory_files(connection):
 MONITOR_ARGS = {'name': 'web', 'url': 'https://web.example.com/health', 'interval': 60}
 
 CLIENTS = [
+    # Every module reaches the service through the one client of module_utils/_client.py, built from the same
+    # connection options: one module stands for them all (an update: a read, then a write).
     ModuleClient('monitor', monitor.main, dict(MONITOR_ARGS, interval=300)),
-    ModuleClient('monitor_info', monitor_info.main, {}),
-    ModuleClient('incident', incident.main, {'monitor': 'web', 'started_at': '2026-01-05T10:00:00', 'cause': 'db'}),
-    ModuleClient('incident_info', incident_info.main, {}),
-    ModuleClient('monitors', monitors.main, {'config': [dict(MONITOR_ARGS, interval=300)], 'workers': 1}),
-    # What ansible-playbook adds to the in-process monitor_info above is how Ansible shows a module's result: a
+    # What ansible-playbook adds to the in-process module above is how Ansible shows a module's result: a
     # success, a module warning, a failure line. That is the same for every case, so it runs one of each (the case
     # itself is proven in-process); an inventory plugin and an event source have no in-process form, so they run all.
     CommandClient('monitor_info through ansible-playbook',
