@@ -2,11 +2,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Concurrency: several runs that ensure the same records at the same time end in one record each.
 
-* In-process races, made deterministic: another client creates the record between the
-  module's lookup and its POST, so the POST is refused (422) and the module must read
-  the record back and succeed.
-* A real playbook: 5 inventory hosts, ``forks: 5``, every host ensures the same 5
-  monitors and the same incident from the controller, all hosts at once.
+In-process races, made deterministic: another client creates the record between the module's lookup and its POST,
+which is refused (422): the module reads the record back and succeeds. A real playbook: 5 hosts, ``forks: 5``, every
+host ensures the same 5 monitors and the same incident from the controller, all at once.
 """
 
 from __future__ import annotations

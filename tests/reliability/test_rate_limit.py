@@ -2,11 +2,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Rate limit: 300 monitor changes under the service's 120 requests a minute, no failure.
 
-An emulator of its own is seeded with 200 monitors, then its limit is switched on
-(120 a minute, the real service's). One playbook updates 100 monitors, creates 100 and
-deletes 100 with the ``monitors`` module. The run must end with no failure and exactly
-the asked monitors, and the emulator's log must show that the client waited when told
-to (few 429 answers, long idle gaps) rather than hammering the service.
+An emulator of its own holds 200 monitors, then its limit is switched on; one playbook updates 100 monitors, creates
+100 and deletes 100 with ``monitors``. It ends with no failure and exactly the asked monitors, and the log shows that
+the client waited when told to (few 429 answers, long idle gaps) rather than hammering the service.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ import re
 import sys
 
 import pytest
-from reliability_support import MONITORS, OUTPUT_DIR, list_all, recap, run_playbook, seed_monitor
+from reliability_support import MONITORS, OUTPUT_DIR, list_all, recap, run_playbook
 
 from emulator.control import PRIMARY_KEY, Emulator
 
@@ -30,6 +28,7 @@ WINDOW = 60
 # for Retry-After is refused about once per worker per window.
 MAX_REFUSED_SHARE = 0.1
 IDLE_GAP = 2.0
+MONITOR = {'url': 'https://m.example.com/', 'interval': 60, 'request_method': 'GET', 'alert_condition': 'url_unavailable'}
 
 
 def changes():
@@ -67,8 +66,7 @@ def test_300_changes_under_the_rate_limit(record_property):
     with open(inventory, 'w', encoding='utf-8') as handle:
         handle.write('localhost ansible_connection=local ansible_python_interpreter=%s\n' % sys.executable)
     with Emulator.start(api_keys=(PRIMARY_KEY,)) as emu:
-        for index in range(200):
-            seed_monitor(emu, 'm%d' % index)
+        emu.records(monitors=[dict(MONITOR, name='m%d' % index) for index in range(200)])
         emu.clear_log()
         emu.rate_limit(PER_MINUTE, WINDOW)
         returncode, seconds, output = run_playbook(['-i', inventory, '-e', '@' + extra_vars, PLAYBOOK], os.path.join(out, 'playbook.log'),

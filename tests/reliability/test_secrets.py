@@ -1,21 +1,13 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Secrets: no API key, password, sensitive header value or webhook URL in any output, at any verbosity.
+"""Secrets: no API key, password, sensitive header value, webhook URL or URL credential in any output, at any verbosity.
 
-The integration run of a nox session ``integration-<line>`` (``ansible-test integration -vvv``,
-with ``--diff`` always on: tests/integration/integration.cfg) is searched: the output of every
-target (tests/integration/targets, ``reliability_secrets`` among them), each run against an
-emulator of its own, is searched for every secret the targets use: the API keys, the
-Basic-auth passwords, the values of sensitive request headers, the URLs of webhook
-alert channels (and what follows their host). Every URL the emulator
-received (the request lines of its log, kept per target by ``setup_emulator``) is searched
-too: a secret must never travel in a URL. UPTIME_INTEGRATION_OUTPUT names the directory of
-the run (default: tests/output/integration/2.19); UPTIME_INTEGRATION_PARTIAL=1 says it ran some targets only.
-
-The only output left out of the search is that of the harness tasks that print the
-emulator's own record of the requests (role ``setup_emulator``, and ``uri`` calls to
-``/_emulator``): that record is what the service received, Authorization header and
-password fields included, and showing it is the harness's purpose.
+Run by the ``integration-<line>`` sessions on their output (``ansible-test integration -vvv``, ``--diff`` always on):
+every target's output, and every URL its emulator received (a secret never travels in a URL), is searched for every
+secret the targets' YAML holds (API keys, passwords, sensitive header values, webhook URLs and what follows their host,
+the ``secret_*`` values of ``reliability_secrets``). UPTIME_INTEGRATION_OUTPUT names the run's directory (default
+tests/output/integration/2.19); UPTIME_INTEGRATION_PARTIAL=1 says it ran some targets only. Left out: the harness tasks
+that print the emulator's own record of the requests (``setup_emulator``, ``uri`` to ``/_emulator``).
 """
 
 from __future__ import annotations
