@@ -2,17 +2,13 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The law of a truthful ``changed``, under faults at any request of a task.
 
-A generated task of any module meets one fault (a 5xx, a 429, an answer slower than the timeout, a dropped or
-broken answer, an HTML page; before the service ran the request, or after it, the answer lost) at the request of a
-generated index, once or on every attempt, with the service's clock on time or 5 s behind. Then:
-
-* whenever the stored records differ after the task, it reports ``changed: true``, or it failed saying the outcome
-  is unknown (never ``changed: false`` over a change); a task that succeeded and stored nothing reports no change;
-* the info modules never report a change; no task crashes, and a failure is one line (``monitors``: its summary, one
-  line per failed entry, its closing line), one reading of what happened (a proxy's page is never the service's
-  failure);
-* the same task run again without faults reaches what was asked, never duplicates a record, and a third run
-  changes nothing.
+A generated task of any module meets one or two faults in a row (a 5xx, a 429, an answer slower than the timeout, a
+dropped, broken or truncated answer, a proxy's HTML page; before the service ran the request or after it, the answer
+lost) from the request of a generated index, the last once or on every attempt, the service's clock on time or behind.
+Whenever the stored records differ afterwards the task reports ``changed: true`` or fails saying the write may have
+been applied; a success that stored nothing reports no change; the info modules never do. No crash; a failure is one
+line naming the request, one reading. A POST the service applied is never sent again; the task run again without
+faults succeeds, duplicates nothing, and a third run changes nothing.
 """
 
 from __future__ import annotations
@@ -97,13 +93,7 @@ def quick_backoff(monkeypatch):
 
 
 def list_all(emulator, path):
-    records, page = [], 1
-    while True:
-        body = emulator.api('GET', path, params={'per_page': 100, 'page': page}).json
-        records.extend(body['data'])
-        if body['meta']['current_page'] >= body['meta']['last_page']:
-            return records
-        page += 1
+    return emulator.api('GET', path, params={'per_page': 100}).json['data']  # a few records: one page
 
 
 def stored(emulator):
@@ -120,14 +110,6 @@ def seed(emulator, task):
     ids = emulator.records(monitors=[fields(name) for name in task['seed']])['monitors']
     if task.get('incident'):
         emulator.records(incidents=[{'monitor_id': ids[0], 'started_at': task['seeded'], 'cause': 'db'}])
-
-
-def one_reading(run, module):
-    lines = run.msg.splitlines() or ['']
-    if module != 'monitors':
-        assert len(lines) == 1, run
-    assert not ('a wrong address or a proxy answered' in run.msg and 'the service failed' in run.msg), run
-    assert not run.msg.startswith('unexpected error'), run
 
 
 @settings(max_examples=45, phases=[Phase.explicit, Phase.generate, Phase.shrink],
@@ -176,8 +158,10 @@ def test_changed_is_true_whenever_the_service_changed(emulator, connection, quic
         assert run.changed is True or run.failed and UNKNOWN.search(run.msg), (run, before, after)
     elif not run.failed:
         assert run.changed is False, (run, before, after)
-    if run.failed:
-        one_reading(run, task['module'])
+    if run.failed:  # one line (monitors: a summary, a line per failed entry, a closing line), one reading
+        assert len(run.msg.splitlines()) == 1 or task['module'] == 'monitors', run
+        assert not ('a wrong address or a proxy answered' in run.msg and 'the service failed' in run.msg), run
+        assert not run.msg.startswith('unexpected error'), run
     if run.failed and met and plan['persists'] and not task['module'].endswith('s'):
         requests = ['%s %s' % (entry['method'], entry['path']) for entry in log if entry['fault']]
         assert any(request in run.msg for request in requests), (run, requests)
