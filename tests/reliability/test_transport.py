@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from unittest import mock
 
 import pytest
 import yaml
@@ -57,18 +58,11 @@ class Outcome:
 @contextlib.contextmanager
 def environment(env):
     """``os.environ`` without the connection variables, plus ``env``, for the duration."""
-    saved = {name: os.environ.get(name) for name in set(CONNECTION_VARIABLES) | set(env)}
-    for name in saved:
-        os.environ.pop(name, None)
-    os.environ.update(env)
-    try:
+    with mock.patch.dict(os.environ):
+        for name in CONNECTION_VARIABLES:
+            os.environ.pop(name, None)
+        os.environ.update(env)
         yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 class ModuleClient:
