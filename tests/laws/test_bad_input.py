@@ -22,6 +22,12 @@ from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
 
+
+def examples(ci_examples):
+    """The law's budget: ``ci_examples`` unless a profile with more (HYPOTHESIS_PROFILE=deep) is loaded."""
+    return settings.default.max_examples if settings.default.max_examples > 100 else ci_examples
+
+
 MODULES = {'monitor': monitor, 'monitor_info': monitor_info, 'monitors': monitors, 'incident': incident,
            'incident_info': incident_info}
 WEB = {'name': 'web', 'url': 'https://web.example.com/', 'interval': 60}
@@ -221,7 +227,7 @@ def with_relations(test):
     return test
 
 
-@settings(max_examples=300, phases=[Phase.explicit, Phase.generate, Phase.shrink],
+@settings(max_examples=examples(300), phases=[Phase.explicit, Phase.generate, Phase.shrink],
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(task=bad_tasks())
 # Issue 35, item 7: unexpected errors instead of one line.
@@ -243,7 +249,7 @@ def test_bad_input_fails_in_one_line_naming_the_option_before_any_request(emulat
     assert emulator.log() == []
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(option=st.sampled_from(['interval', 'ssl_alert_days', 'domain_alert_days']), data=st.data())
 # Issue 35, item 6: domain_alert_days 90 and 180 are stored by the service.
 @example(option='domain_alert_days', data=90)
