@@ -95,6 +95,8 @@ class UptimeApiError(Exception):
         # An answer came, but not the service's (a web page, JSON without its envelope, a 404 or 405 it never gives):
         # it tells nothing of what the service did with the request.
         self.not_the_service = False
+        # An earlier attempt of this request was sent and got no answer of the service's: it may still be running.
+        self.earlier_unanswered = False
 
     def __str__(self):
         where = ' '.join(part for part in (self.method, self.path) if part)
@@ -422,12 +424,14 @@ class UptimeClient:
         url = self._url(path)
         display_path = urlsplit(url).path
         data = encode_form(form) if form is not None else None
-        attempt = 0
+        attempt, sent, unanswered = 0, False, False
         while True:
             self._hold_back_below_reserve(method, display_path)
             try:
                 return self._send_once(method, url, display_path, params, data)
             except _TransientError as transient:
+                # A write an earlier attempt sent may have been applied, whatever the last attempt met.
+                sent = sent or transient.request_sent
                 retry_allowed = method in IDEMPOTENT_METHODS or not transient.request_sent
                 wait = self._backoff(attempt, transient.retry_after)
                 if transient.unreachable:
@@ -435,13 +439,14 @@ class UptimeClient:
                 if not retry_allowed or attempt >= self.retries or wait is None:
                     error = transient.error
                     error.transient, error.retry_after = True, transient.retry_after
-                    if method not in READ_METHODS and transient.request_sent:
-                        error.ambiguous = True
+                    if method not in READ_METHODS and sent:
+                        error.ambiguous, error.earlier_unanswered = True, unanswered
                     if attempt:
                         error.message += self._attempts_note(attempt + 1, transient.unreachable)
                     if transient.hint:
                         error.message += ': ' + transient.hint
                     raise error
+                unanswered = unanswered or transient.request_sent and transient.error.status in (None, 502, 503, 504)
                 self._sleep(wait)
                 attempt += 1
 

@@ -87,8 +87,11 @@ def checked(settings):
             raise ValidationError('api_key', 'contains white space or a control character, which no API key has: '
                                              'was it read with more than the key?')
     if 'api_url' in settings:
-        parts = urlsplit(str(settings['api_url']).strip())
-        if parts.scheme.lower() not in ('http', 'https') or not parts.netloc:
+        try:
+            parts = urlsplit(str(settings['api_url']).strip())
+        except ValueError:  # an unclosed IPv6 bracket
+            parts = None
+        if parts is None or parts.scheme.lower() not in ('http', 'https') or not parts.netloc:
             raise ValidationError('api_url', 'must be an http:// or https:// address such as '
                                              'https://uptime.example.com, got %r' % (settings['api_url'],))
     if settings.get('timeout') is not None and not settings['timeout'] > 0:

@@ -46,12 +46,22 @@ def confirm_after_ambiguity(write, confirm):
     except UptimeApiError as exc:
         if not exc.ambiguous:
             raise
-        found, confirmed = confirm()
+        found, confirmed = read_after(exc, confirm)
         if found == APPLIED:
             return confirmed
         if found == UNAPPLIED:
             _settle_unapplied(exc, 'changed')
         raise
+
+
+def read_after(exc, read):
+    """``read()`` after the ambiguous ``exc``; when the read fails too, ``exc`` stands (its write may have been
+    applied), naming the read that failed."""
+    try:
+        return read()
+    except UptimeApiError as read_error:
+        exc.message += '; the read that would tell failed: %s' % read_error
+        raise exc from read_error
 
 
 def _settle_unapplied(exc, what):
@@ -68,7 +78,8 @@ def answered_by_service(exc):
     is not the service's (a proxy's page) may leave the request running behind it,
     so that a read cannot prove it unapplied, and the service cannot be said to have failed.
     """
-    return exc.status is not None and exc.status not in (502, 503, 504) and not exc.not_the_service
+    return (exc.status is not None and exc.status not in (502, 503, 504) and not exc.not_the_service
+            and not exc.earlier_unanswered)
 
 
 class Engine:
@@ -176,7 +187,7 @@ class Engine:
             if not (exc.ambiguous or self.resource.is_conflict(exc)):
                 raise
             find = self.resource.find_by_key if exc.ambiguous else self.resource.find_conflicting
-            existing = find(self.client, body)
+            existing = read_after(exc, lambda: find(self.client, body)) if exc.ambiguous else find(self.client, body)
             if existing is None:
                 _settle_unapplied(exc, 'created')
                 raise

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import decimal
 import math
 import traceback
 
@@ -107,6 +108,27 @@ def non_finite_number(value, path):
     return None
 
 
+def non_finite_text(params, spec, path=''):
+    """The option path of the first text that a number option would read as infinite or not a number ('inf', 'NaN'),
+    or None: Ansible's int type check ends in an OverflowError on one."""
+    for name, option in spec.items():
+        value = params.get(name) if isinstance(params, dict) else None
+        where = '%s.%s' % (path, name) if path else name
+        if option.get('type') in ('int', 'float') and isinstance(value, str):
+            try:
+                if not decimal.Decimal(value.strip()).is_finite():
+                    return where
+            except decimal.InvalidOperation:
+                pass
+        elif option.get('options') and isinstance(value, (dict, list)):
+            items = enumerate(value) if isinstance(value, list) else [(None, value)]
+            for index, item in items:
+                found = non_finite_text(item, option['options'], where if index is None else '%s[%d]' % (where, index))
+                if found:
+                    return found
+    return None
+
+
 class _CensoringModule(AnsibleModule):
     """An AnsibleModule that knows the secrets of its arguments before validating them.
 
@@ -128,7 +150,7 @@ class _CensoringModule(AnsibleModule):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given
         # runs here, so that its messages (naming a nested entry, say) come first.
         super()._set_internal_properties()
-        where = non_finite_number(self.params, '')
+        where = non_finite_number(self.params, '') or non_finite_text(self.params, self.argument_spec)
         if where:
             self.fail_json(msg='%s: must be a finite number or text, got an infinite number or not a number' % where,
                            field=where)

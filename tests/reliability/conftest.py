@@ -1,57 +1,39 @@
-"""Setup of the reliability tests (issue #7): import paths, emulator fixtures, result recording.
+"""Setup of the reliability session: its HTTPS emulator, its pytest-xdist groups and the report it writes.
 
-* ``import ansible_collections.uptime.monitoring...`` and ``from emulator.control import Emulator``
-  work from a plain checkout through ``tests/conftest.py``.
-* ``emulator_server`` is one emulator for the session; ``emulator`` is the same server, reset.
-* ``record`` stores one result row of the run (see ``reliability_support.record``); ``report.py``
-  turns the rows into ``docs/reliability.md``.
+``emulator`` and ``connection`` come from tests/conftest.py; ``tls_emulator`` (HTTPS with a test PKI) is this
+suite's own. Run as ``pytest -n 2 --dist loadgroup tests/reliability``: the rate-limit test (group
+``rate_limit``, two minutes of waiting for the service's limit) is collected first, so that it runs on one worker
+beside all the others on the second. Each test's outcome and the figures it recorded (``record_property``) are
+written to tests/output/reliability/report.md at the end of the session: what this run saw, never committed.
 """
 
 from __future__ import annotations
 
+import datetime
 import os
 import sys
 
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
+from emulator.control import OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
+from reliability_support import OUTPUT_DIR  # noqa: E402  pylint: disable=wrong-import-position
 
-import matrix_settings  # noqa: E402  pylint: disable=wrong-import-position
-import reliability_support  # noqa: E402  pylint: disable=wrong-import-position
-
-
-COLLECTION_ORDER = {}
+REPORT = os.path.join(OUTPUT_DIR, 'report.md')
+_reports = []
 
 
 def pytest_collection_modifyitems(items):
-    COLLECTION_ORDER.update((item.nodeid, order) for order, item in enumerate(items))
-
-
-@pytest.fixture(autouse=True)
-def recording_order(request):
-    """The rows this test records carry its place in the collection (the same in every xdist worker)."""
-    reliability_support.RUNNING['order'] = COLLECTION_ORDER.get(request.node.nodeid, 0)
-
-
-@pytest.fixture(scope='session')
-def emulator_server():
-    """One emulator process for the session (in-memory database, rate limit off)."""
-    server = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,))
-    try:
-        yield server
-    finally:
-        server.stop()
+    items.sort(key=lambda item: item.get_closest_marker('xdist_group') is None)
 
 
 @pytest.fixture(scope='session')
 def tls_emulator_server():
     """One emulator serving HTTPS with a test PKI (``.ca_path`` is its CA) for the session."""
-    server = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), tls=True)
+    server = Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), tls=True, timeout=120)
     try:
         yield server
     finally:
@@ -66,23 +48,25 @@ def tls_emulator(tls_emulator_server):  # pylint: disable=redefined-outer-name
     return tls_emulator_server
 
 
-@pytest.fixture
-def emulator(emulator_server):  # pylint: disable=redefined-outer-name
-    """The session's emulator after a wait for stragglers and a reset."""
-    emulator_server.wait_idle()
-    emulator_server.reset()
-    return emulator_server
+def pytest_runtest_logreport(report):
+    if report.when == 'call' or report.outcome != 'passed':
+        _reports.append(report)
 
 
-@pytest.fixture
-def connection(emulator, monkeypatch):  # pylint: disable=redefined-outer-name
-    """Connection options of an in-process module run: short timeout, two retries."""
-    monkeypatch.delenv('UPTIME_API_URL', raising=False)
-    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
-    return dict(api_url=emulator.url, api_key=PRIMARY_KEY, timeout=matrix_settings.TIMEOUT, retries=matrix_settings.RETRIES)
-
-
-@pytest.fixture
-def record():
-    """``record(group, key, **row)``: keep one result row for the report."""
-    return reliability_support.record
+def pytest_sessionfinish(session):
+    """Write the report (in the controller of an xdist run, which sees every worker's reports)."""
+    if hasattr(session.config, 'workerinput') or not _reports:
+        return
+    if all(report.nodeid.startswith('tests/reliability/test_secrets.py') for report in _reports):
+        return  # the secrets scan of an integration session: not this session's report
+    lines = ['# Reliability run of %s' % datetime.datetime.now().strftime('%Y-%m-%d %H:%M'), '',
+             'What each test of `tests/reliability` saw (see docs/reliability.md); the laws are in `tests/laws`.', '',
+             '| test | outcome | seconds | figures |', '|---|---|---|---|']
+    for report in sorted(_reports, key=lambda report: report.nodeid):
+        figures = '; '.join('%s: %s' % (name, value) for name, value in report.user_properties)
+        outcome = report.outcome if report.when == 'call' else '%s (%s)' % (report.outcome, report.when)
+        lines.append('| `%s` | %s | %.1f | %s |' % (report.nodeid.split('::', 1)[-1], outcome, report.duration,
+                                                    figures.replace('|', '\\|')))
+    os.makedirs(OUTPUT_DIR, exist_ok=True)
+    with open(REPORT, 'w', encoding='utf-8') as handle:
+        handle.write('\n'.join(lines) + '\n')

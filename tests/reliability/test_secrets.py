@@ -1,26 +1,17 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Secrets: no API key, password, sensitive header value or webhook URL in any output, at any verbosity.
+"""Secrets: no API key, password, sensitive header value, webhook URL or URL credential in any output, at any verbosity.
 
-The integration run of a nox session ``integration-<line>`` (``ansible-test integration -vvv``,
-with ``--diff`` always on: tests/integration/integration.cfg) is searched: the output of every
-target (tests/integration/targets, ``reliability_secrets`` among them), each run against an
-emulator of its own, is searched for every secret the targets use: the API keys, the
-Basic-auth passwords, the values of sensitive request headers, the URLs of webhook
-alert channels (and what follows their host). Every URL the emulator
-received (the request lines of its log, kept per target by ``setup_emulator``) is searched
-too: a secret must never travel in a URL. UPTIME_INTEGRATION_OUTPUT names the directory of
-the run (default: tests/output/integration/2.19); UPTIME_INTEGRATION_PARTIAL=1 says it ran some targets only.
-
-The only output left out of the search is that of the harness tasks that print the
-emulator's own record of the requests (role ``setup_emulator``, and ``uri`` calls to
-``/_emulator``): that record is what the service received, Authorization header and
-password fields included, and showing it is the harness's purpose.
+Run by the ``integration-<line>`` sessions on their output (``ansible-test integration -vvv``, ``--diff`` always on):
+every target's output, and every URL its emulator received (a secret never travels in a URL), is searched for every
+secret the targets' YAML holds (API keys, passwords, sensitive header values, webhook URLs and what follows their host,
+the ``secret_*`` values of ``reliability_secrets``). UPTIME_INTEGRATION_OUTPUT names the run's directory (default
+tests/output/integration/2.19); UPTIME_INTEGRATION_PARTIAL=1 says it ran some targets only. Left out: the harness tasks
+that print the emulator's own record of the requests (``setup_emulator``, ``uri`` to ``/_emulator``).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from urllib.parse import urlsplit
@@ -28,13 +19,11 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-import known_issues
 from reliability_support import REPO_ROOT
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import URL_CHANNELS
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name
 
-GROUP = 'secrets'
 TARGETS_DIR = os.path.join(REPO_ROOT, 'tests', 'integration', 'targets')
 OWN_TARGET = 'reliability_secrets'
 INTEGRATION_OUTPUT = (os.environ.get('UPTIME_INTEGRATION_OUTPUT')
@@ -204,20 +193,18 @@ def masked(text, secret):
     return text.replace(secret, '<%s>' % ('*' * len(secret)))
 
 
-def test_no_secret_in_vvv_diff_output_or_urls():
+def test_no_secret_in_vvv_diff_output_or_urls(record_property):
     runnable = targets()
     assert OWN_TARGET in runnable
     secrets = all_secrets()
     results = integration_run()
     assert any('--- before' in output for output, dummy in results.values()), 'the run was not at --diff'
 
-    unknown, known, rows = [], {}, []
+    unknown, scanned, excluded, urls_scanned = [], 0, 0, 0
     # UPTIME_INTEGRATION_PARTIAL: the session ran only the targets it was given.
     for name in [name for name in runnable if name in results or not os.environ.get('UPTIME_INTEGRATION_PARTIAL')]:
         result = results.get(name)
         assert result is not None, 'target %s did not run' % name
-        scanned = excluded = 0
-        target_hits = []
         output, urls = result
         assert 'task path: ' in output, 'the output of target %s is not at -vvv' % name
         for task, path, line, text in split_tasks(output):
@@ -225,37 +212,16 @@ def test_no_secret_in_vvv_diff_output_or_urls():
                 excluded += 1
                 continue
             scanned += len(text.encode('utf-8'))
-            issue = known_issues.SECRETS.get((name, task))
             for secret in secrets:
                 for match in re.finditer(re.escape(secret), text):
                     context = masked(text[max(0, match.start() - 80):match.end() + 40], secret).replace('\n', ' ')
-                    hit = '%s: task %r (%s:%s)%s: ...%s...' % (name, task, os.path.relpath(path or '?', REPO_ROOT),
-                                                               line, ' [known issue %s]' % issue if issue else '',
-                                                               re.sub(r'\s+', ' ', context))
-                    target_hits.append(hit)
-                    if issue:
-                        known.setdefault((name, task), []).append(hit)
-                    else:
-                        unknown.append(hit)
+                    where = '%s:%s' % (os.path.relpath(path or '?', REPO_ROOT), line)
+                    unknown.append('%s: task %r (%s): ...%s...' % (name, task, where, re.sub(r'\s+', ' ', context)))
         urls = [url for url in urls if ' /_emulator' not in url]
         assert urls, 'no request line of target %s was captured' % name
-        for url in urls:
-            for secret in secrets:
-                if secret in url:
-                    hit = '%s: the emulator received a URL with a secret: %s' % (name, masked(url, secret))
-                    target_hits.append(hit)
-                    unknown.append(hit)
-        rows.append(dict(group=GROUP, key=name, target=name, bytes_scanned=scanned, harness_tasks_excluded=excluded,
-                         urls_scanned=len(urls), secrets=len(secrets), hits=len(target_hits),
-                         hit_samples=target_hits[:6],
-                         known_issues=sorted({known_issues.SECRETS[key] for key in known if key[0] == name})))
-    # The reliability report (tests/reliability/run.py) takes its secrets rows from here.
-    with open(os.path.join(INTEGRATION_OUTPUT, 'secrets.jsonl'), 'w', encoding='utf-8') as handle:
-        handle.writelines(json.dumps(row, sort_keys=True) + '\n' for row in rows)
-
+        urls_scanned += len(urls)
+        unknown.extend('%s: the emulator received a URL with a secret: %s' % (name, masked(url, secret))
+                       for url in urls for secret in secrets if secret in url)
+    record_property('scanned', '%d bytes, %d URLs, %d secrets; %d harness tasks left out' % (
+        scanned, urls_scanned, len(secrets), excluded))
     assert not unknown, '%d secret(s) found:\n%s' % (len(unknown), '\n'.join(unknown[:40]))
-    gone = sorted(key for key in known_issues.SECRETS if key[0] in runnable and key not in known)
-    assert not gone, 'known leaks no longer seen (fixed? remove them from known_issues.SECRETS): %s' % gone
-    if known:
-        pytest.xfail('known leaks: %s' % ', '.join(sorted('%s (%s: %s)' % (known_issues.SECRETS[key], key[0], key[1])
-                                                          for key in known)))
