@@ -138,14 +138,10 @@ def test_arguments_fall_back_to_the_environment_of_the_modules_and_win_over_it(s
 
 
 @pytest.mark.parametrize('args, words', [
-    ({'api_key': None}, ['api_key', 'UPTIME_API_KEY']),
-    ({'api_url': None}, ['api_url', 'UPTIME_API_URL']),
-    ({'api_url': 'ftp://u.example'}, ['api_url', 'http']),
-    ({'interval': 0}, ['interval', 'greater than 0']),
-    ({'watch': ['incidents', 'pages']}, ['watch', 'incidents and monitors']),
-    ({'emit_existing': 'maybe'}, ['emit_existing', 'boolean']),
-    ({'delay': 5}, ['unknown argument', 'delay', 'interval']),
-    ({'ca_path': '/nonexistent/ca.pem'}, ['ca_path', 'no such file']),
+    ({'api_key': None}, ['api_key', 'UPTIME_API_KEY']), ({'api_url': None}, ['api_url', 'UPTIME_API_URL']),
+    ({'api_url': 'ftp://u.example'}, ['api_url', 'http']), ({'interval': 0}, ['interval', 'greater than 0']),
+    ({'watch': ['incidents', 'pages']}, ['watch', 'incidents and monitors']), ({'emit_existing': 'maybe'}, ['emit_existing', 'boolean']),
+    ({'delay': 5}, ['unknown argument', 'delay', 'interval']), ({'ca_path': '/nonexistent/ca.pem'}, ['ca_path', 'no such file']),
     ({'timeout': 'soon'}, ['timeout', 'number']),
     ({'api_key': 'secret-key-1234\nsecret-key-1234'}, ['api_key', 'white space']),  # refused as the modules refuse it
     ({'sweep_period': 30, 'interval': 60}, ['sweep_period', 'at least 60']),
@@ -176,13 +172,11 @@ def test_the_account_is_a_fingerprint_of_address_and_key_never_the_key(source):
 
 @pytest.mark.parametrize('fault, transient, words', [
     ({'kind': 'status', 'status': 429, 'retry_after': 7}, True, ['429', 'Too Many Attempts.']),
-    ({'kind': 'status', 'status': 500}, True, ['500', 'Server Error']),
-    ({'kind': 'html', 'status': 503}, True, ['503']),
+    ({'kind': 'status', 'status': 500}, True, ['500', 'Server Error']), ({'kind': 'html', 'status': 503}, True, ['503']),
     ({'kind': 'html', 'status': 200}, True, ['not the expected JSON', 'api_url must be the base address']),
-    ({'kind': 'drop'}, True, []),
-    ({'kind': 'status', 'status': 401}, False, ['401', 'api_key']), ({'kind': 'status', 'status': 403}, False, ['403']),
+    ({'kind': 'drop'}, True, []), ({'kind': 'status', 'status': 401}, False, ['401', 'api_key']),
+    ({'kind': 'status', 'status': 403}, False, ['403']), ({'kind': 'status', 'status': 422}, False, ['422']),
     ({'kind': 'html', 'status': 404}, False, ['404', 'a wrong address or a proxy', 'api_url must be the base address']),
-    ({'kind': 'status', 'status': 422}, False, ['422']),
 ])
 def test_answers_are_sorted_into_transient_and_fatal(emulator, source, fault, transient, words):
     emulator.fault(fault.pop('kind'), path='/api/v1/incidents', **fault)
