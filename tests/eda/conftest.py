@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The collection as users get it, for tests/eda: the work tree staged (scripts/stage-collection.sh), built with
-``ansible-galaxy collection build`` and installed with ``ansible-galaxy collection install``; and the emulator.
+``ansible-galaxy collection build`` and installed with ``ansible-galaxy collection install``. The emulator is
+tests/conftest.py's.
 
 The event source is tested from such an install, never from the work tree: that is where ansible-rulebook
 loads it, with nothing of the collection on ``sys.path``.
@@ -15,7 +16,6 @@ import subprocess
 import sys
 
 import pytest
-from emulator.control import PRIMARY_KEY, Emulator
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.path.dirname(sys.executable)
@@ -63,10 +63,3 @@ def installed_collections(install_collection, tmp_path_factory):
     path = tmp_path_factory.mktemp('installed-collections')
     install_collection(path)
     return str(path)
-
-
-@pytest.fixture(scope='session')
-def emulator():
-    server = Emulator.start(api_keys=(PRIMARY_KEY,))
-    yield server
-    server.stop()

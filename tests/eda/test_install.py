@@ -79,10 +79,11 @@ def assert_uses_its_own_module_utils(report, source):
 
 
 @pytest.fixture(scope='module')
-def service(emulator):
-    emulator.reset()
-    assert emulator.api('POST', '/api/v1/monitors', data=MONITOR).status == 201
-    return emulator
+def service(emulator_server):
+    emulator_server.wait_idle()
+    emulator_server.reset()
+    assert emulator_server.api('POST', '/api/v1/monitors', data=MONITOR).status == 201
+    return emulator_server
 
 
 def test_installed_in_a_collections_path_that_is_not_on_sys_path(service, install_collection, tmp_path):

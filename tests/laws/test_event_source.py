@@ -1,0 +1,283 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The law of the event source (docs/eda.md, "Events", "Restarts", "Limits"): for any sequence of changes between polls
+(monitors created, renamed, deleted, paused, resumed, going offline and online; incidents opened, acknowledged,
+resolved, deleted), the events of a poll are exactly the transitions docs/eda.md defines, each once (no uuid twice),
+oldest first; a restart on the state file (one run of main()) repeats none and misses none; no secret is in an event.
+Each change moves the service's clock a second on: the service's timestamps have a resolution of one second."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import itertools
+import json
+import os
+import runpy
+import sys
+import urllib.parse
+
+from hypothesis import example, given, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+
+from emulator.control import PRIMARY_KEY
+
+SOURCE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                           'extensions', 'eda', 'plugins', 'event_source', 'events.py')
+ISSUE_35_URL = 'https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y'
+NAMES = st.text(st.characters(categories=('L', 'N'), exclude_characters='\u00a7'), min_size=1, max_size=10)
+# A secret begins with a sign no name has: found in an event, it can only be the secret.
+SECRETS = st.text(st.characters(categories=('L', 'N')), min_size=5, max_size=10).map('\u00a7'.__add__)
+URLS = st.just((ISSUE_35_URL, ('Sup3rS3cret', 'K3Y'))) | st.tuples(SECRETS, SECRETS).map(lambda pair: (
+    'https://admin:%s@intranet.example.org/health?api_key=%s' % tuple(urllib.parse.quote(part, safe='') for part in pair),
+    pair))
+
+
+def load_source():
+    """The source's globals, run as ansible-rulebook runs the file (not imported through the collection loader)."""
+    sys.path_importer_cache[SOURCE_PATH] = None
+    return runpy.run_path(SOURCE_PATH)
+
+
+def assert_no_secret(events, secrets):
+    text = events if isinstance(events, str) else json.dumps(events, ensure_ascii=False)
+    for secret in secrets:
+        assert secret not in text and urllib.parse.quote(secret, safe='') not in text, secret
+
+
+async def _stop(seconds):
+    raise asyncio.CancelledError(seconds)
+
+
+def run_main_once(source, args):
+    """One run of main(): it reads the state file, polls, hands the events over, writes the state; its sleep stops it."""
+    queue, source['main'].__globals__['_sleep'] = asyncio.Queue(), _stop
+    try:
+        asyncio.run(source['main'](queue, args))
+    except asyncio.CancelledError:
+        pass
+    return [queue.get_nowait() for dummy in range(queue.qsize())]
+
+
+RUNS = itertools.count()
+RANK = {None: -1, 'unresolved': 0, 'acknowledged': 1, 'resolved': 2}
+TRANSITIONS = (('opened', 'unresolved'), ('acknowledged', 'acknowledged'), ('resolved', 'resolved'))
+
+
+class EventSourceMachine(RuleBasedStateMachine):
+    """The service (the emulator) and a model of it: ``model``, monitor id -> name, status, epoch (its status changes
+    so far), step (of the last one); ``incident``, id -> monitor, status, steps (transition -> step); ``seen``, what
+    the source saw at its last poll ({monitor id: (status, epoch)}, {incident id: status}), None before the first."""
+
+    emulator = tmp_dir = None  # set by the test
+
+    def __init__(self):
+        super().__init__()
+        self.emulator.wait_idle()
+        self.emulator.reset()
+        self.emulator.rate_limit(0)
+        self.source, self.model, self.incident = load_source(), {}, {}
+        self.clock = self.step = self.last_incident = self.polled = 0
+        self.state_file = os.path.join(self.tmp_dir, 'state-%d.json' % next(RUNS))
+        self.args = {'api_url': self.emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1, 'sweep_period': 1,
+                     'reserve': 0, 'state_file': self.state_file}
+        self.seen, self.uuids, self.secrets, self.checked = None, set(), {PRIMARY_KEY}, True
+        self.poller = self.new_poller()
+        self.create('first', '\u00a7first', (ISSUE_35_URL, ('Sup3rS3cret', 'K3Y')))  # issue 35, item 10
+
+    def new_poller(self):
+        poller = self.source['Poller'](self.source['parse_args'](dict(self.args), environ={}))
+        self.source['load_state'](poller.tracker, self.state_file)
+        return poller
+
+    def tick(self):
+        """A second later on the service's clock: each change has a time of its own."""
+        self.clock, self.step = self.clock + 1, self.step + 1
+        self.emulator.clock(self.clock)
+
+    def api(self, method, path, **data):
+        answer = self.emulator.api(method, path, data=data or None)
+        assert answer.status in (200, 201, 204), answer.text
+        return answer
+
+    def set_status(self, monitor_id, status):
+        monitor = self.model[monitor_id]
+        if monitor['status'] != status:
+            monitor.update(status=status, epoch=monitor['epoch'] + 1, step=self.step)
+
+    def ongoing(self, monitor_id=None):
+        return [key for key, value in self.incident.items()
+                if monitor_id in (None, value['monitor']) and value['status'] != 'resolved']
+
+    def monitors(self, paused=None):
+        return sorted(key for key, value in self.model.items() if paused in (None, value['status'] == 'paused'))
+
+    # -- the changes ---------------------------------------------------------------------------------------------
+
+    @rule(name=NAMES, password=SECRETS, url=URLS)
+    def create(self, name, password, url):
+        self.tick()
+        name = '%s-%d' % (name, self.step)
+        self.secrets.update((password,) + url[1])
+        answer = self.api('POST', '/api/v1/monitors', name=name, url=url[0], interval=60, request_method='GET',
+                          alert_condition='url_unavailable', request_auth_username='bob', request_auth_password=password)
+        self.model[answer.json['data']['id']] = {'name': name, 'status': 'pending', 'epoch': 0, 'step': self.step}
+
+    @precondition(monitors)
+    @rule(data=st.data(), name=NAMES, delete=st.sampled_from([False, False, True]))
+    def rename_or_delete(self, data, name, delete):
+        monitor = data.draw(st.sampled_from(self.monitors()))
+        self.tick()
+        if not delete:
+            self.model[monitor]['name'] = '%s-%d' % (name, self.step)
+            self.api('PUT', '/api/v1/monitors/%d' % monitor, name=self.model[monitor]['name'])
+            return
+        self.api('DELETE', '/api/v1/monitors/%d' % monitor)  # its incidents with it
+        del self.model[monitor]
+        self.incident = {key: value for key, value in self.incident.items() if value['monitor'] != monitor}
+
+    @precondition(monitors)
+    @rule(data=st.data())
+    def pause_or_resume(self, data):
+        monitor = data.draw(st.sampled_from(self.monitors()))
+        self.tick()
+        pause = self.model[monitor]['status'] != 'paused'
+        self.api('PUT', '/api/v1/monitors/%d' % monitor, pause=int(pause))
+        self.set_status(monitor, 'paused' if pause else 'offline' if self.ongoing(monitor) else 'online')
+
+    @precondition(lambda self: self.monitors(paused=False))
+    @rule(data=st.data(), status=st.sampled_from(['offline', 'offline', 'online']))
+    def check(self, data, status):
+        """The service's checker: going offline opens an incident, coming online ends it."""
+        candidates = self.monitors(paused=False)
+        monitor = data.draw(st.sampled_from(candidates) | st.just(candidates[-1]))  # often the newest: not polled yet
+        self.tick()
+        self.emulator.check(monitor, status)
+        flipped, ongoing = self.model[monitor]['status'] != status, self.ongoing(monitor)
+        self.set_status(monitor, status)
+        if flipped and status == 'online' and ongoing:
+            self.incident[ongoing[0]].update(status='resolved')
+            self.incident[ongoing[0]]['steps']['resolved'] = self.step
+        if flipped and status == 'offline' and not ongoing:
+            self.last_incident += 1
+            self.incident[self.last_incident] = {'monitor': monitor, 'status': 'unresolved', 'steps': {'opened': self.step}}
+
+    @precondition(ongoing)
+    @rule(data=st.data(), resolve=st.booleans())
+    def acknowledge_or_resolve(self, data, resolve):
+        incident = data.draw(st.sampled_from(sorted(self.ongoing())))
+        record = self.incident[incident]
+        resolve = resolve or record['status'] == 'acknowledged'
+        self.tick()
+        now = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=self.clock)).strftime('%Y-%m-%dT%H:%M:%S')
+        self.api('PUT', '/api/v1/incidents/%d' % incident, **{'ended_at' if resolve else 'acknowledged_at': now})
+        record['status'] = 'resolved' if resolve else 'acknowledged'
+        record['steps'][record['status']] = self.step
+        if resolve and self.model[record['monitor']]['status'] != 'paused':
+            self.set_status(record['monitor'], 'online')
+
+    @precondition(lambda self: self.incident)
+    @rule(data=st.data())
+    def delete_incident(self, data):
+        incident = data.draw(st.sampled_from(sorted(self.incident)))
+        record = self.incident.pop(incident)
+        self.tick()
+        self.api('DELETE', '/api/v1/incidents/%d' % incident)
+        if record['status'] != 'resolved' and self.model[record['monitor']]['status'] != 'paused':
+            self.set_status(record['monitor'], 'pending')
+
+    # -- the source ----------------------------------------------------------------------------------------------
+
+    @precondition(lambda self: self.step > self.polled)
+    @rule(restart=st.sampled_from([False, False, True]))
+    def poll(self, restart=False):
+        """A poll of the running source, or a restart (one run of main() on the state file)."""
+        self.polled = self.step
+        if restart:
+            events = run_main_once(self.source, self.args)
+            self.poller = self.new_poller()
+        else:
+            events = self.poller.poll()
+            self.source['save_state'](self.poller.tracker, self.state_file)  # as main() does after each poll
+        with open(self.state_file, encoding='utf-8') as handle:
+            assert_no_secret(handle.read(), self.secrets)  # the state file holds no secret
+        self.compare(events)
+
+    def teardown(self):
+        if self.checked:  # what changed since the last poll is told too
+            self.poll()
+
+    def expected(self):
+        """The transitions since the last poll as docs/eda.md defines them, oldest first: (type, id, previous, status,
+        flapped). A deletion has the time it was noticed, by this machine's clock: those come last here, by id."""
+        seen_monitors, seen_incidents = self.seen
+        events, explained = [], {}
+        for incident_id, record in self.incident.items():
+            previous = seen_incidents.get(incident_id)
+            for transition, status in TRANSITIONS:
+                step = record['steps'].get(transition)
+                if step is not None and RANK[status] > RANK[previous]:
+                    events.append((step, False, 'incident_' + transition, incident_id, previous, status, False))
+                    previous = status
+                    if transition != 'acknowledged' and step > explained.get(record['monitor'], (0,))[0]:
+                        explained[record['monitor']] = (step, status == 'unresolved')
+        events.extend((float('inf'), False, 'incident_deleted', incident_id, status, 'deleted', False)
+                      for incident_id, status in seen_incidents.items()  # an ongoing one, with its monitor or alone
+                      if incident_id not in self.incident and status != 'resolved')
+        for monitor_id, monitor in self.model.items():
+            status, epoch = seen_monitors.get(monitor_id, (None, None))
+            if epoch is not None and epoch != monitor['epoch']:  # changed; to the same status again: a flap
+                events.append((monitor['step'], True, 'monitor_status_changed', monitor_id, status, monitor['status'],
+                               status == monitor['status']))
+            elif epoch is None and monitor_id in explained:  # new since the last poll: told by its latest incident
+                opened = explained[monitor_id][1]
+                if monitor['status'] == ('offline' if opened else 'online'):
+                    events.append((monitor['step'], True, 'monitor_status_changed', monitor_id, None if opened else 'offline',
+                                   monitor['status'], False))
+        return [event[2:] for event in sorted(events)]
+
+    def compare(self, events):
+        self.checked = False
+        found = [(event['uptime']['type'], event['uptime']['incident_id'] or event['uptime']['monitor_id'],
+                  event['uptime']['previous_status'], event['uptime']['status'], event['uptime']['flapped'])
+                 for event in events]
+        found = [item for item in found if item[0] != 'incident_deleted'] + sorted(item for item in found if item[0] == 'incident_deleted')
+        assert found == ([] if self.seen is None else self.expected())
+        for event in events:
+            assert event['meta']['uuid'] not in self.uuids, 'sent twice: %r' % (event,)
+            self.uuids.add(event['meta']['uuid'])
+            if event['uptime']['type'] != 'incident_deleted':
+                assert event['uptime']['monitor_name'] == self.model[event['uptime']['monitor_id']]['name']
+        assert_no_secret(events, self.secrets)
+        self.seen = ({key: (value['status'], value['epoch']) for key, value in self.model.items()},
+                     {key: value['status'] for key, value in self.incident.items()})
+        self.checked = True
+
+
+def test_the_events_are_the_transitions_each_once_across_restarts(emulator, tmp_path):
+    EventSourceMachine.emulator, EventSourceMachine.tmp_dir = emulator, str(tmp_path)
+    # A third of the profile's examples (33 in CI: 15 to 30 s; 333 with HYPOTHESIS_PROFILE=deep), up to 40 steps each.
+    run_state_machine_as_test(EventSourceMachine, settings=settings(max_examples=settings.default.max_examples // 3,
+                                                                    stateful_step_count=40))
+
+
+@settings(max_examples=10)
+@given(url=URLS, password=SECRETS, header=SECRETS, webhook=SECRETS)
+@example(url=(ISSUE_35_URL, ('Sup3rS3cret', 'K3Y')), password='hunter2-secret', header='header-secret',
+         webhook='discord-secret')  # issue 35, item 10, and the secrets the source masked before it
+def test_no_secret_of_a_monitor_reaches_an_event(emulator_server, url, password, header, webhook):
+    """Each secret a monitor holds is masked in every event that shows it, monitor and incident events alike."""
+    emulator_server.wait_idle()
+    emulator_server.reset()
+    source = load_source()
+    monitor_id = emulator_server.records(monitors=[{
+        'name': 'web', 'url': url[0], 'interval': 60, 'request_method': 'GET', 'alert_condition': 'url_unavailable',
+        'request_auth_username': 'bob', 'request_auth_password': password, 'request_headers': [{'key': 'X-Api-Key', 'value': header}],
+        'alerts': [{'key': 'discord', 'value': 'https://discord.com/api/webhooks/1/' + urllib.parse.quote(webhook)}]}])['monitors'][0]
+    poller = source['Poller'](source['parse_args']({'api_url': emulator_server.url, 'api_key': PRIMARY_KEY, 'emit_existing': True}, environ={}))
+    events = poller.poll()
+    emulator_server.check(monitor_id, 'offline')
+    events += poller.poll()
+    assert [event['uptime']['type'] for event in events] == ['monitor_status_changed', 'incident_opened', 'monitor_status_changed']
+    assert_no_secret(events, (PRIMARY_KEY, password, header, webhook) + url[1])
+    assert all(event['uptime']['monitor']['url'].startswith('https://admin:********@') for event in events)
