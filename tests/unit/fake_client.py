@@ -178,6 +178,6 @@ def install(service, monkeypatch):
     ``FakeClient`` of ``service``; returns the connection options."""
     monkeypatch.setattr(_connection, 'UptimeClient', lambda api_url, api_key, **options: FakeClient(
         service, api_url, api_key, **options))
-    monkeypatch.delenv('UPTIME_API_URL', raising=False)
-    monkeypatch.delenv('UPTIME_API_KEY', raising=False)
+    for name in ('UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_ACCOUNT_TIMEZONE'):
+        monkeypatch.delenv(name, raising=False)
     return {'api_url': FAKE_URL, 'api_key': PRIMARY_KEY}
