@@ -86,4 +86,3 @@ def test_the_account_fingerprint_tells_accounts_and_services_apart_and_hides_the
 def test_a_trimmed_key_reaches_the_service(fake_connection):
     client = connect(settings(api_url=fake_connection['api_url'], api_key=PRIMARY_KEY + '\n', retries=0))
     assert client.list('/api/v1/monitors') == []
-

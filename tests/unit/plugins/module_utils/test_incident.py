@@ -437,7 +437,7 @@ def test_by_id_the_monitor_name_must_be_the_incidents(service, client, monitor_i
     same, log, dummy = run(service, client, id=incident_id, monitor='shop')
     assert not same['changed'] and len(log) == 1
     service.api('POST', '/api/v1/monitors', data={'name': 'api', 'url': 'https://api.example.com', 'interval': 60,
-                                                   'request_method': 'GET', 'alert_condition': 'url_unavailable'})
+                                                  'request_method': 'GET', 'alert_condition': 'url_unavailable'})
     for other in ('api', 'SHOP'):  # a name in another case is another monitor's
         with pytest.raises(ValidationError) as caught:
             run(service, client, id=incident_id, monitor=other)
