@@ -8,6 +8,7 @@ from __future__ import annotations
 import socket
 
 import pytest
+from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import API_URL_HINT
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
@@ -44,34 +45,34 @@ def closed_port():
     (dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
 ])
 def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
-        emulator, connection, run, task, fault, words):
+        emulator, connection, task, fault, words):
     if fault:
         emulator.fault(count=10, **fault)
     main, args = TASKS[task]
-    result = run(main, dict(connection, api_url=emulator.url + '/uptime', **args))
+    result = run_module(main, dict(connection, api_url=emulator.url + '/uptime', **args)).result
     assert result['failed'] and not result.get('changed'), result
     assert result['msg'].startswith('GET /uptime/api/v1/') and words in result['msg'], result['msg']
     assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in result['msg']
     assert result['status_code'] == int(words[5:8]) and 'field_errors' not in result
 
 
-def test_a_failure_without_an_answer_has_no_status_code(connection, run):
-    result = run(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port()))
+def test_a_failure_without_an_answer_has_no_status_code(connection):
+    result = run_module(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port())).result
     assert result['failed'] and 'connection refused' in result['msg']
     assert result['method'] == 'GET' and result['path'] == '/api/v1/monitors'
     assert 'status_code' not in result and 'field_errors' not in result
 
 
-def test_an_answer_without_named_fields_has_no_field_errors(connection, run):
-    result = run(monitor_info.main, dict(connection, api_key='wrong-key-1234567'))
+def test_an_answer_without_named_fields_has_no_field_errors(connection):
+    result = run_module(monitor_info.main, dict(connection, api_key='wrong-key-1234567')).result
     assert result['failed'] and result['status_code'] == 401
     assert 'field_errors' not in result
 
 
-def test_fields_the_service_refused_are_returned(emulator, connection, run):
-    run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60))
-    other = run(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60))
-    taken = run(monitor.main, dict(connection, id=other['monitor']['id'], name='shop'))
+def test_fields_the_service_refused_are_returned(emulator, connection):
+    run_module(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60)).result
+    other = run_module(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60)).result
+    taken = run_module(monitor.main, dict(connection, id=other['monitor']['id'], name='shop')).result
     assert taken['failed'] and taken['status_code'] == 422 and taken['method'] == 'PUT'
     assert taken['field_errors'] == {'name': ['The name has already been taken.']}
 
@@ -90,8 +91,8 @@ SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
     (monitor.main, dict(SHOP, interval=float('inf')), 'interval'),
     (incident_info.main, dict(limit=float('nan')), 'limit'),
 ])
-def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, run, main, args, field):
-    result = run(main, dict(connection, **args))
+def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, main, args, field):
+    result = run_module(main, dict(connection, **args)).result
     assert result['failed'] and result['field'] == field and result['msg'].startswith(field + ': '), result
     assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
     assert emulator.log() == []
