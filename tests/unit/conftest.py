@@ -9,10 +9,17 @@ process) and ``fake_connection`` (the module options of a connection whose clien
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY
 
-from fake_client import FakeService, install
+# ansible-test puts neither tests/unit nor the test's own directory on sys.path.
+if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from fake_client import FakeService, install  # noqa: E402  # pylint: disable=wrong-import-position
 
 __all__ = ['NOPLAN_KEY', 'OTHER_KEY', 'PRIMARY_KEY']
 

@@ -13,7 +13,7 @@ from module_runner import run_module
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import API_URL_HINT
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
 
-# One task of each module; each reads the service before anything else.
+# One task of each module, with no retry (each answer is the one the failure reports); each reads the service before anything else.
 TASKS = {
     'monitor': (monitor.main, dict(name='shop', url='https://shop.example.com', interval=60)),
     'monitor absent': (monitor.main, dict(name='shop', state='absent')),
@@ -23,12 +23,6 @@ TASKS = {
     'incident': (incident.main, dict(monitor='shop', cause='down')),
     'incident_info': (incident_info.main, {}),
 }
-
-
-@pytest.fixture
-def connection(connection):  # pylint: disable=redefined-outer-name
-    """No retry: each answer is the one the failure reports."""
-    return dict(connection, retries=0)
 
 
 def closed_port():
@@ -49,7 +43,7 @@ def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
     if fault:
         emulator.fault(count=10, **fault)
     main, args = TASKS[task]
-    result = run_module(main, dict(connection, api_url=emulator.url + '/uptime', **args)).result
+    result = run_module(main, dict(connection, retries=0, api_url=emulator.url + '/uptime', **args)).result
     assert result['failed'] and not result.get('changed'), result
     assert result['msg'].startswith('GET /uptime/api/v1/') and words in result['msg'], result['msg']
     assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in result['msg']
@@ -57,22 +51,22 @@ def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
 
 
 def test_a_failure_without_an_answer_has_no_status_code(connection):
-    result = run_module(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port())).result
+    result = run_module(monitor_info.main, dict(connection, retries=0, api_url='http://127.0.0.1:%d' % closed_port())).result
     assert result['failed'] and 'connection refused' in result['msg']
     assert result['method'] == 'GET' and result['path'] == '/api/v1/monitors'
     assert 'status_code' not in result and 'field_errors' not in result
 
 
 def test_an_answer_without_named_fields_has_no_field_errors(connection):
-    result = run_module(monitor_info.main, dict(connection, api_key='wrong-key-1234567')).result
+    result = run_module(monitor_info.main, dict(connection, retries=0, api_key='wrong-key-1234567')).result
     assert result['failed'] and result['status_code'] == 401
     assert 'field_errors' not in result
 
 
 def test_fields_the_service_refused_are_returned(emulator, connection):
-    run_module(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60)).result
-    other = run_module(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60)).result
-    taken = run_module(monitor.main, dict(connection, id=other['monitor']['id'], name='shop')).result
+    run_module(monitor.main, dict(connection, retries=0, name='shop', url='https://shop.example.com', interval=60)).result
+    other = run_module(monitor.main, dict(connection, retries=0, name='blog', url='https://blog.example.com', interval=60)).result
+    taken = run_module(monitor.main, dict(connection, retries=0, id=other['monitor']['id'], name='shop')).result
     assert taken['failed'] and taken['status_code'] == 422 and taken['method'] == 'PUT'
     assert taken['field_errors'] == {'name': ['The name has already been taken.']}
 
@@ -92,7 +86,7 @@ SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
     (incident_info.main, dict(limit=float('nan')), 'limit'),
 ])
 def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, main, args, field):
-    result = run_module(main, dict(connection, **args)).result
+    result = run_module(main, dict(connection, retries=0, **args)).result
     assert result['failed'] and result['field'] == field and result['msg'].startswith(field + ': '), result
     assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
     assert emulator.log() == []
