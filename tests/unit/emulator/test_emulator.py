@@ -1,21 +1,18 @@
-"""Behaviour of the phpUptime emulator itself, driven over HTTP with ``Emulator.api``."""
+"""The service's own rules that no other test exercises, on the in-memory service (tests/unit/fake_client.py answers
+through the service's handler), and the life of its process."""
 
 from __future__ import annotations
 
 import datetime
-import http.client
 import json
-import socket
 import time
-import urllib.error
 
 import pytest
 
 from emulator import control
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator, encode_form
 from emulator.store import decode_form
-
-CONNECTION_ERRORS = (urllib.error.URLError, ConnectionError, http.client.HTTPException, socket.timeout)
+from fake_client import DROPPED
 
 
 # The examples of the framework's url rule (service-facts "Monitors"), shared with the collection's own check.
@@ -24,13 +21,8 @@ BAD_URLS = ['https://.bad.example.org', 'https://a..b', 'http://[fe80::1', 'http
             'http://[::1]x', 'http://', 'ftp://example.org/']
 
 
-def stamp(seconds_ago=0, now=None):
-    """A ``Y-m-dTH:i:s`` UTC timestamp ``seconds_ago`` before ``now`` (default: the clock; negative: in the future).
-
-    Pass one ``now`` to stamps whose distance a test asserts: two reads of the clock can straddle a second.
-    """
-    now = now or datetime.datetime.now(datetime.timezone.utc)
-    moment = now - datetime.timedelta(seconds=seconds_ago)
+def stamp(seconds_ago=0):
+    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
     return moment.strftime('%Y-%m-%dT%H:%M:%S')
 
 
@@ -41,22 +33,22 @@ def monitor_form(name='web', **extra):
     return form
 
 
-def create_monitor(emulator, name='web', api_key=None, **extra):
-    response = emulator.api('POST', '/api/v1/monitors', api_key=api_key, data=monitor_form(name, **extra))
+def create_monitor(service, name='web', api_key=None, **extra):
+    response = service.api('POST', '/api/v1/monitors', api_key=api_key, data=monitor_form(name, **extra))
     assert response.status == 201, response.text
     return response.json['data']['id']
 
 
-def create_incident(emulator, monitor_id, started_ago=3600, api_key=None, **extra):
+def create_incident(service, monitor_id, started_ago=3600, api_key=None, **extra):
     form = {'monitor_id': monitor_id, 'started_at': stamp(started_ago)}
     form.update(extra)
-    response = emulator.api('POST', '/api/v1/incidents', api_key=api_key, data=form)
+    response = service.api('POST', '/api/v1/incidents', api_key=api_key, data=form)
     assert response.status == 201, response.text
     return response.json['data']['id']
 
 
-def show(emulator, kind, record_id, api_key=None):
-    response = emulator.api('GET', '/api/v1/%s/%d' % (kind, record_id), api_key=api_key)
+def show(service, kind, record_id, api_key=None):
+    response = service.api('GET', '/api/v1/%s/%d' % (kind, record_id), api_key=api_key)
     assert response.status == 200, response.text
     return response.json['data']
 
@@ -83,18 +75,18 @@ def test_encode_form_indexes_lists_and_clears_empty_ones():
 # Envelopes and records -----------------------------------------------------------------------------
 
 
-def test_create_echoes_form_strings_and_show_returns_whole_record(emulator):
+def test_create_echoes_form_strings_and_show_returns_whole_record(service):
     form = monitor_form(alerts=[{'key': 'email', 'value': 'ops@example.com'}], request_headers=[{'key': 'X-A', 'value': '1'}],
                         request_auth_username='u', request_auth_password='s3cret', cache_buster=1, ssl_alert_days=14,
                         maintenance_start_at='2030-01-01T10:00:00', maintenance_end_at='2030-01-01T11:00:00', pause=1)
-    response = emulator.api('POST', '/api/v1/monitors', data=form)
+    response = service.api('POST', '/api/v1/monitors', data=form)
     assert response.status == 201
     assert response.json['status'] == 201
     echo = response.json['data']
     assert echo['interval'] == '60' and echo['cache_buster'] == '1' and isinstance(echo['id'], int)
     assert 'status' not in echo and 'pause' not in echo
 
-    record = show(emulator, 'monitors', echo['id'])
+    record = show(service, 'monitors', echo['id'])
     assert record == {
         'id': echo['id'], 'name': 'web', 'url': 'https://example.com/health', 'interval': 60,
         'alert_condition': 'url_unavailable', 'alert_text_lookup': None, 'request_method': 'GET',
@@ -109,14 +101,11 @@ def test_create_echoes_form_strings_and_show_returns_whole_record(emulator):
     assert len(record['token']) == 32
 
 
-# Lists -----------------------------------------------------------------------------------------------
-
-
 # Errors ----------------------------------------------------------------------------------------------
 
 
-def test_validation_errors_are_keyed_by_field(emulator):
-    create_monitor(emulator, 'taken')
+def test_validation_errors_are_keyed_by_field(service):
+    create_monitor(service, 'taken')
     form = {
         'name': 'taken', 'url': 'ftp://example.com', 'interval': 61, 'alert_condition': 'url_text',
         'request_auth_username': 'u', 'maintenance_start_at': '2030-01-01 10:00:00', 'ssl_alert_days': 90, 'cache_buster': 'true',
@@ -126,7 +115,7 @@ def test_validation_errors_are_keyed_by_field(emulator):
                    {'key': 'email', 'value': 'ops@localhost'}, {'key': 'telegram', 'value': '123:token @chat'}],
         'request_headers': [{'key': 'X' * 129, 'value': 'v'}],
     }
-    response = emulator.api('POST', '/api/v1/monitors', data=form)
+    response = service.api('POST', '/api/v1/monitors', data=form)
     assert response.status == 422
     assert response.json['status'] == 422
     messages = response.json['message']
@@ -141,129 +130,112 @@ def test_validation_errors_are_keyed_by_field(emulator):
 
 
 @pytest.mark.parametrize('url, accepted', [(url, True) for url in GOOD_URLS] + [(url, False) for url in BAD_URLS])
-def test_the_url_rule_is_the_services(emulator, url, accepted):
-    response = emulator.api('POST', '/api/v1/monitors', data=monitor_form(url=url, alerts=[{'key': 'webhook', 'value': url}]))
+def test_the_url_rule_is_the_services(service, url, accepted):
+    response = service.api('POST', '/api/v1/monitors', data=monitor_form(url=url, alerts=[{'key': 'webhook', 'value': url}]))
     refused = set(response.json['message']) if response.status == 422 else set()
     assert refused == (set() if accepted else {'url', 'alerts.0.value'})
 
 
 @pytest.mark.parametrize('ignore_case', [False, True])
-def test_names_are_unique_as_written_or_without_case_as_on_mysql(emulator, ignore_case):
-    emulator.names(ignore_case=ignore_case)
-    lower, other = create_monitor(emulator, 'api'), create_monitor(emulator, 'web')
-    created = emulator.api('POST', '/api/v1/monitors', data=monitor_form('API'))
-    renamed = emulator.api('PUT', '/api/v1/monitors/%d' % other, data={'name': 'Api'})
+def test_names_are_unique_as_written_or_without_case_as_on_mysql(service, ignore_case):
+    service.names(ignore_case=ignore_case)
+    lower, other = create_monitor(service, 'api'), create_monitor(service, 'web')
+    created = service.api('POST', '/api/v1/monitors', data=monitor_form('API'))
+    renamed = service.api('PUT', '/api/v1/monitors/%d' % other, data={'name': 'Api'})
     assert (created.status, renamed.status) == ((422, 422) if ignore_case else (201, 200))
     if ignore_case:
         assert created.json['message'] == renamed.json['message'] == {'name': ['The name has already been taken.']}
-        assert emulator.api('PUT', '/api/v1/monitors/%d' % lower, data={'name': 'API'}).status == 200  # its own
-    found = emulator.api('GET', '/api/v1/monitors', params={'search': 'aPi'}).json['data']
+        assert service.api('PUT', '/api/v1/monitors/%d' % lower, data={'name': 'API'}).status == 200  # its own
+    found = service.api('GET', '/api/v1/monitors', params={'search': 'aPi'}).json['data']
     assert len(found) == (1 if ignore_case else 3)  # the search ignores case in both modes
-    emulator.reset()  # names compared as written again
-    assert create_monitor(emulator, 'api') and create_monitor(emulator, 'API')
+    service.reset()  # names compared as written again
+    assert create_monitor(service, 'api') and create_monitor(service, 'API')
 
 
-def test_other_accounts_records_are_not_found(emulator):
-    foreign = create_monitor(emulator, api_key=OTHER_KEY)
-    incident = create_incident(emulator, foreign, api_key=OTHER_KEY)
-    missing = emulator.api('GET', '/api/v1/monitors/9999')
+def test_other_accounts_records_are_not_found(service):
+    foreign = create_monitor(service, api_key=OTHER_KEY)
+    incident = create_incident(service, foreign, api_key=OTHER_KEY)
+    missing = service.api('GET', '/api/v1/monitors/9999')
     for method, path in (('GET', '/api/v1/monitors/%d'), ('PATCH', '/api/v1/monitors/%d'), ('DELETE', '/api/v1/monitors/%d')):
-        response = emulator.api(method, path % foreign, data={'name': 'mine'} if method == 'PATCH' else None)
+        response = service.api(method, path % foreign, data={'name': 'mine'} if method == 'PATCH' else None)
         assert (response.status, response.json) == (404, missing.json)
-    assert emulator.api('GET', '/api/v1/incidents/%d' % incident).status == 404
-    assert emulator.api('DELETE', '/api/v1/incidents/%d' % incident).status == 404
-    assert emulator.api('GET', '/api/v1/monitors').json['meta']['total'] == 0
-    assert emulator.api('GET', '/api/v1/incidents').json['meta']['total'] == 0
-    response = emulator.api('POST', '/api/v1/incidents', data={'monitor_id': foreign, 'started_at': stamp(60)})
+    assert service.api('GET', '/api/v1/incidents/%d' % incident).status == 404
+    assert service.api('DELETE', '/api/v1/incidents/%d' % incident).status == 404
+    assert service.api('GET', '/api/v1/monitors').json['meta']['total'] == 0
+    assert service.api('GET', '/api/v1/incidents').json['meta']['total'] == 0
+    response = service.api('POST', '/api/v1/incidents', data={'monitor_id': foreign, 'started_at': stamp(60)})
     assert response.status == 422 and response.json['message']['monitor_id'] == ['The selected monitor id is invalid.']
-    assert show(emulator, 'monitors', foreign, api_key=OTHER_KEY)['name'] == 'web'
+    assert show(service, 'monitors', foreign, api_key=OTHER_KEY)['name'] == 'web'
 
 
-def test_unauthenticated_is_401_only_with_accept_json(emulator):
+def test_unauthenticated_is_401_only_with_accept_json_and_a_plan_without_api_access_403(service):
     for key in ('', 'wrong-key'):
-        response = emulator.api('GET', '/api/v1/monitors', api_key=key)
+        response = service.api('GET', '/api/v1/monitors', api_key=key)
         assert response.status == 401 and response.json == {'message': 'Unauthenticated.'}
-        response = emulator.api('GET', '/api/v1/monitors', api_key=key, accept_json=False)
+        response = service.api('GET', '/api/v1/monitors', api_key=key, accept_json=False)
         assert response.status == 302 and response.headers['Location'] == '/login'
-    assert emulator.api('GET', '/login', accept_json=False).headers['Content-Type'].startswith('text/html')
-
-
-def test_plan_without_api_access_is_403(emulator):
-    response = emulator.api('GET', '/api/v1/monitors', api_key=NOPLAN_KEY)
-    assert response.status == 403
-    assert response.json == {'message': "You don't have access to this feature.", 'status': 403}
+    assert service.api('GET', '/login', accept_json=False).headers['Content-Type'].startswith('text/html')
+    response = service.api('GET', '/api/v1/monitors', api_key=NOPLAN_KEY)
+    assert (response.status, response.json) == (403, {'message': "You don't have access to this feature.", 'status': 403})
 
 
 # Monitor updates -------------------------------------------------------------------------------------
 
 
-def test_update_changes_only_sent_keys_and_empty_clears(emulator):
-    monitor_id = create_monitor(emulator, alerts=[{'key': 'email', 'value': 'a@example.com'}],
+def test_update_changes_only_sent_keys_and_empty_clears(service):
+    monitor_id = create_monitor(service, alerts=[{'key': 'email', 'value': 'a@example.com'}],
                                 request_headers=[{'key': 'X', 'value': 'y'}], ssl_alert_days=7)
-    before = show(emulator, 'monitors', monitor_id)
+    before = show(service, 'monitors', monitor_id)
     time.sleep(1.05)
 
-    response = emulator.api('PATCH', '/api/v1/monitors/%d' % monitor_id, data={'interval': 300})
+    response = service.api('PATCH', '/api/v1/monitors/%d' % monitor_id, data={'interval': 300})
     record = response.json['data']
     assert record['interval'] == 300 and record['alerts'] == before['alerts'] and record['ssl_alert_days'] == 7
     assert record['updated_at'] > before['updated_at']
 
-    record = emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'ssl_alert_days': '', 'alerts': []}).json['data']
+    record = service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'ssl_alert_days': '', 'alerts': []}).json['data']
     assert record['ssl_alert_days'] is None and record['alerts'] is None
     assert record['request_headers'] == [{'key': 'X', 'value': 'y'}]
 
-    unchanged = emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'interval': 300}).json['data']
+    unchanged = service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'interval': 300}).json['data']
     assert unchanged['updated_at'] == record['updated_at']
 
 
 @pytest.mark.parametrize('value, status', [
     ('1', 'paused'), ('false', 'paused'), ('yes', 'paused'), ('true', 'paused'), ('0', 'online'), ('', 'online'),
 ])
-def test_pause_uses_php_truthiness(emulator, value, status):
-    monitor_id = create_monitor(emulator)
-    emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': '1'})
-    record = emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': value}).json['data']
+def test_pause_uses_php_truthiness(service, value, status):
+    monitor_id = create_monitor(service)
+    service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': '1'})
+    record = service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': value}).json['data']
     assert record['status'] == status
     assert 'pause' not in record
-
-
-# Incidents -------------------------------------------------------------------------------------------
-
-
-# Rate limit ------------------------------------------------------------------------------------------
 
 
 # Faults ----------------------------------------------------------------------------------------------
 
 
-def test_fault_path_covers_the_record_and_below_not_a_longer_id(emulator):
-    first = create_monitor(emulator)
+def test_fault_path_covers_the_record_and_below_not_a_longer_id(service):
+    first = create_monitor(service)
     for dummy in range(9):
-        tenth = create_monitor(emulator, name='web%d' % dummy)
+        tenth = create_monitor(service, name='web%d' % dummy)
     assert (first, tenth) == (1, 10)
-    emulator.fault('status', status=500, method='GET', path='/api/v1/monitors/1')
-    assert emulator.api('GET', '/api/v1/monitors/10').status == 200
-    assert emulator.api('GET', '/api/v1/monitors/1').status == 500
-    emulator.fault('status', status=500, method='GET', path='/api/v1/monitors/')
-    assert emulator.api('GET', '/api/v1/monitors/10').status == 500
+    service.fault('status', status=500, method='GET', path='/api/v1/monitors/1')
+    assert service.api('GET', '/api/v1/monitors/10').status == 200
+    assert service.api('GET', '/api/v1/monitors/1').status == 500
+    service.fault('status', status=500, method='GET', path='/api/v1/monitors/')
+    assert service.api('GET', '/api/v1/monitors/10').status == 500
 
 
 @pytest.mark.parametrize('kind', ['drop', 'truncated', 'badjson', 'status'])
-def test_lost_response_fault_after_processing(emulator, kind):
-    emulator.fault(kind, when='after', method='POST')
-    try:
-        response = emulator.api('POST', '/api/v1/monitors', data=monitor_form())
-    except CONNECTION_ERRORS:
-        assert kind in ('drop', 'truncated')
-    else:
-        assert kind in ('badjson', 'status')
-        assert response.status in (201, 500)
-    listing = emulator.api('GET', '/api/v1/monitors').json
+def test_lost_response_fault_after_processing(service, kind):
+    service.fault(kind, when='after', method='POST')
+    answer = service.answer('POST', service.url + '/api/v1/monitors', form=monitor_form(),
+                            headers={'Authorization': 'Bearer %s' % PRIMARY_KEY, 'Accept': 'application/json'})
+    assert (answer == DROPPED) is (kind in ('drop', 'truncated')), answer
+    listing = service.api('GET', '/api/v1/monitors').json
     assert listing['meta']['total'] == 1 and listing['data'][0]['name'] == 'web'
-    assert (emulator.log()[0]['fault'], emulator.log()[0]['fault_when']) == (kind, 'after')
-
-
-# Log, quirks and reset -------------------------------------------------------------------------------
+    assert (service.log()[0]['fault'], service.log()[0]['fault_when']) == (kind, 'after')
 
 
 def test_server_stops_when_its_parent_goes_away():
@@ -286,8 +258,8 @@ def test_server_stops_at_the_end_of_its_lifetime_and_not_before():
 # Accounts' time zones ---------------------------------------------------------------------------------
 
 
-def account_zones(emulator):
-    return [emulator.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in emulator.api_keys]
+def account_zones(service):
+    return [service.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in service.api_keys]
 
 
 def test_time_zone_of_the_command_line_is_shown_and_restored_by_reset():
