@@ -50,25 +50,19 @@ def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
     assert result['status_code'] == int(words[5:8]) and 'field_errors' not in result
 
 
-def test_a_failure_without_an_answer_has_no_status_code(connection):
-    result = run_module(monitor_info.main, dict(connection, retries=0, api_url='http://127.0.0.1:%d' % closed_port())).result
-    assert result['failed'] and 'connection refused' in result['msg']
-    assert result['method'] == 'GET' and result['path'] == '/api/v1/monitors'
-    assert 'status_code' not in result and 'field_errors' not in result
-
-
-def test_an_answer_without_named_fields_has_no_field_errors(connection):
-    result = run_module(monitor_info.main, dict(connection, retries=0, api_key='wrong-key-1234567')).result
-    assert result['failed'] and result['status_code'] == 401
-    assert 'field_errors' not in result
-
-
-def test_fields_the_service_refused_are_returned(emulator, connection):
-    run_module(monitor.main, dict(connection, retries=0, name='shop', url='https://shop.example.com', interval=60)).result
-    other = run_module(monitor.main, dict(connection, retries=0, name='blog', url='https://blog.example.com', interval=60)).result
-    taken = run_module(monitor.main, dict(connection, retries=0, id=other['monitor']['id'], name='shop')).result
-    assert taken['failed'] and taken['status_code'] == 422 and taken['method'] == 'PUT'
-    assert taken['field_errors'] == {'name': ['The name has already been taken.']}
+@pytest.mark.parametrize('args, keys', [
+    (dict(api_url='http://127.0.0.1:%d' % closed_port()), dict(method='GET', path='/api/v1/monitors')),  # no answer
+    (dict(api_key='wrong-key-1234567'), dict(status_code=401, method='GET', path='/api/v1/monitors')),  # no fields named
+    (dict(id=2, name='shop'), dict(status_code=422, method='PUT', path='/api/v1/monitors/2',
+                                   field_errors={'name': ['The name has already been taken.']})),
+])
+def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connection, args, keys):
+    for name in ('shop', 'blog'):
+        run_module(monitor.main, dict(connection, name=name, url='https://%s.example.com' % name, interval=60))
+    main = monitor.main if 'name' in args else monitor_info.main
+    result = run_module(main, dict(connection, retries=0, **args)).result
+    assert result['failed'] and {key: result.get(key) for key in ('status_code', 'method', 'path', 'field_errors')} == dict(
+        dict.fromkeys(('status_code', 'method', 'path', 'field_errors')), **keys), result
 
 
 SHOP = dict(name='shop', url='https://shop.example.com', interval=60)

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qs
 
 import pytest
@@ -40,23 +39,11 @@ def test_documentation_matches_the_argument_spec(module, spec):
     assert not set(spec) & set(CONNECTION_ARGSPEC)
 
 
-def test_incident_return_documents_every_key(emulator, connection, monitor_id):
-    result = run_module(incident.main, dict(monitor_id=monitor_id, started_at='2026-01-01T10:00:00', **connection)).result
-    documented = yaml.safe_load(incident.RETURN)['incident']['contains']
-    assert set(result['incident']) == set(documented)
-
-
-def test_open_then_resolve_with_diff_and_masked_monitor(emulator, connection, monitor_id):
+def test_an_opened_incident_returns_every_documented_key_and_its_diff(emulator, connection, monitor_id):
     opened = run_module(incident.main, dict(monitor='shop', started_at='2026-01-01T10:00:00', cause='db', **connection)).result
     assert opened['changed'] and opened['incident']['monitor_id'] == monitor_id
-    assert opened['incident']['monitor']['request_auth_password'] == MASK
-    assert 'plain-secret' not in json.dumps(opened)
+    assert set(opened['incident']) == set(yaml.safe_load(incident.RETURN)['incident']['contains'])
     assert opened['diff']['before'] == {} and opened['diff']['after']['cause'] == 'db'
-    emulator.clear_log()
-    resolved = run_module(incident.main, dict(monitor='shop', state='resolved', _ansible_check_mode=True, **connection)).result
-    assert resolved['changed'] and resolved['incident']['status'] == 'resolved'
-    assert resolved['diff']['before']['status'] == 'unresolved' and resolved['diff']['after']['status'] == 'resolved'
-    assert not emulator.writes()
 
 
 def test_a_second_ongoing_incident_is_refused_readably(emulator, connection, monitor_id):
@@ -95,21 +82,6 @@ def test_info_filters_and_sends_search_by_with_search(emulator, connection, moni
     assert run_module(incident_info.main, dict(id=999, **connection)).result['incidents'] == []
     one = run_module(incident_info.main, dict(id=resolved['incidents'][0]['id'], **connection)).result
     assert one['incidents'] == resolved['incidents']
-    assert 'plain-secret' not in json.dumps(one)
-
-
-def test_absent_by_id_refuses_a_monitor_that_does_not_own_the_incident(emulator, connection, monitor_id):
-    answer = emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
-    incident_id = int(answer.json['data']['id'])
-    other = emulator.api('POST', '/api/v1/monitors', data={
-        'name': 'api', 'url': 'https://api.example.com', 'interval': 60, 'request_method': 'GET',
-        'alert_condition': 'url_unavailable'}).json['data']
-    for wrong in (dict(monitor='api'), dict(monitor_id=int(other['id']))):
-        emulator.clear_log()
-        result = run_module(incident.main, dict(id=incident_id, state='absent', **dict(connection, **wrong))).result
-        assert result['failed'] and "belongs to monitor 'shop'" in result['msg'], result
-        assert not emulator.writes()
-    assert len(emulator.api('GET', '/api/v1/incidents').json['data']) == 1
 
 
 def seed_days(emulator, monitor_id, days=25):
