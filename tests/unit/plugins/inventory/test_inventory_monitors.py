@@ -170,33 +170,6 @@ def test_every_host_is_addressed_by_its_name_in_a_host_pattern(emulator):
             assert [found.name for found in manager.get_hosts(host)] == [host], host
 
 
-def test_read_monitors_attaches_the_ongoing_incident_of_offline_monitors(emulator):
-    ids = seed(emulator)
-    acknowledged_monitor = create_monitor(emulator, 'acknowledged', 'https://ack.example.com/')
-    acknowledged_incident = open_incident(emulator, acknowledged_monitor, 300, acknowledged_at=stamp(200))
-    emulator.clear_log()
-    client = UptimeClient(emulator.url, PRIMARY_KEY)
-
-    monitors = {monitor['name']: monitor for monitor in plugin_module.read_monitors(client, {})}
-
-    assert api_requests(emulator) == [('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
-    assert {name: monitor['status'] for name, monitor in monitors.items()} == {
-        'shop': 'offline', 'shop admin': 'pending', 'blog': 'paused', 'api': 'online', 'acknowledged': 'offline'}
-    shop = monitors['shop']
-    assert set(shop) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at',
-                         'maintenance_end_at', 'incident'}
-    assert (shop['id'], shop['url'], shop['interval']) == (ids['shop'], 'https://shop.example.com/health', 60)
-    assert shop['incident']['id'] == ids['shop incident'] and shop['incident']['acknowledged'] is False
-    assert abs(instant(shop['incident']['started_at']) - instant(stamp(600))) < datetime.timedelta(seconds=5)
-    assert monitors['acknowledged']['incident'] == {
-        'id': acknowledged_incident, 'acknowledged': True, 'started_at': monitors['acknowledged']['incident']['started_at']}
-    # Only offline monitors carry an incident; the online api's incident has ended.
-    assert sorted(name for name, monitor in monitors.items() if monitor['incident']) == ['acknowledged', 'shop']
-    assert abs(instant(shop['started_at']) - instant(stamp())) < datetime.timedelta(seconds=30)
-    for secret in (SECRET_PASSWORD, 'header-secret', 'webhook-secret'):
-        assert secret not in json.dumps(monitors)
-
-
 def test_read_monitors_without_an_offline_monitor_reads_no_incident(emulator):
     seed(emulator)
     emulator.clear_log()
@@ -223,20 +196,38 @@ def test_ongoing_reads_pages_until_an_ended_incident(emulator, monkeypatch, ongo
     assert len(emulator.log()) == expected_requests
 
 
-def test_parse_makes_hosts_groups_and_variables(emulator):
+@pytest.mark.parametrize('zone', [None, 'America/New_York'])
+def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_offline_monitors(emulator, zone):
+    """Returned times are UTC: a zone given or not, the plugin does not ask the account for it."""
     ids = seed(emulator)
+    acknowledged = open_incident(emulator, create_monitor(emulator, 'acknowledged', 'https://ack.example.com/'), 300,
+                                 acknowledged_at=stamp(200))
+    start, end = stamp(600), stamp(-3600)
+    create_monitor(emulator, 'docs', 'https://docs.example.com/', maintenance_start_at=start, maintenance_end_at=end)
     emulator.clear_log()
-    inventory = parse(make_plugin(emulator))
+    inventory = parse(make_plugin(emulator, account_timezone=zone))
 
-    assert len(emulator.log()) == 2
+    assert api_requests(emulator) == [('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
     assert groups_of(inventory) == {
-        'uptime_pending': ['shop.example.com'], 'uptime_online': ['api.example.com'],
-        'uptime_offline': ['shop.example.com'], 'uptime_paused': ['blog.example.com'], 'uptime_maintenance': []}
+        'uptime_pending': ['shop.example.com'], 'uptime_online': ['api.example.com'], 'uptime_maintenance': ['docs.example.com'],
+        'uptime_offline': ['ack.example.com', 'shop.example.com'], 'uptime_paused': ['blog.example.com']}
     shop = host_vars(inventory, 'shop.example.com')
     assert [monitor['id'] for monitor in shop['uptime_monitors']] == [ids['shop'], ids['shop admin']]
-    assert shop['uptime_statuses'] == ['offline', 'pending']
-    assert shop['uptime_monitors'][0]['incident']['id'] == ids['shop incident']
-    assert 'ansible_host' not in shop
+    assert shop['uptime_statuses'] == ['offline', 'pending'] and 'ansible_host' not in shop
+    first = shop['uptime_monitors'][0]
+    assert set(first) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at',
+                          'maintenance_end_at', 'incident'}
+    assert (first['url'], first['interval'], first['maintenance_start_at']) == ('https://shop.example.com/health', 60, None)
+    assert abs(instant(first['started_at']) - instant(stamp())) < datetime.timedelta(seconds=30)
+    assert first['incident']['id'] == ids['shop incident'] and first['incident']['acknowledged'] is False
+    assert abs(instant(first['incident']['started_at']) - instant(stamp(600))) < datetime.timedelta(seconds=5)
+    assert shop['uptime_monitors'][1]['incident'] is None
+    assert host_vars(inventory, 'ack.example.com')['uptime_monitors'][0]['incident']['acknowledged'] is True
+    assert host_vars(inventory, 'ack.example.com')['uptime_monitors'][0]['incident']['id'] == acknowledged
+    # Only offline monitors carry an incident: the online api's incident has ended.
+    assert host_vars(inventory, 'api.example.com')['uptime_monitors'][0]['incident'] is None
+    docs, = host_vars(inventory, 'docs.example.com')['uptime_monitors']
+    assert (docs['status'], docs['maintenance_start_at'], docs['maintenance_end_at']) == ('maintenance', start + 'Z', end + 'Z')
     text = json.dumps({host: host_vars(inventory, host) for host in inventory.hosts}, default=str)
     for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret', 'url-secret'):
         assert secret not in text
@@ -272,18 +263,6 @@ def test_a_host_name_taken_makes_another_host_with_a_warning(emulator, monkeypat
         "monitor 'web1 admin' (id %d) is the host web1_admin_%d" % (first, second, second),
         "uptime.monitoring.monitors: the host name uptime_offline is taken by a group: "
         "monitor 'uptime offline' (id %d) is the host uptime_offline_%d" % (third, third)]
-
-
-def test_the_maintenance_window_is_a_host_variable(emulator):
-    start, end = stamp(600), stamp(-3600)
-    create_monitor(emulator, 'docs', 'https://docs.example.com/', maintenance_start_at=start, maintenance_end_at=end)
-    create_monitor(emulator, 'web', 'https://web.example.com/')
-    inventory = parse(make_plugin(emulator))
-    docs, = host_vars(inventory, 'docs.example.com')['uptime_monitors']
-    assert (docs['status'], docs['maintenance_start_at'], docs['maintenance_end_at']) == (
-        'maintenance', start + 'Z', end + 'Z')
-    web, = host_vars(inventory, 'web.example.com')['uptime_monitors']
-    assert (web['maintenance_start_at'], web['maintenance_end_at']) == (None, None)
 
 
 def test_no_host_variable_of_a_monitor_can_hold_a_secret():
@@ -408,15 +387,6 @@ def test_bad_options_fail_before_any_request(emulator, options, message):
         parse(make_plugin(emulator, **options))
     assert message in str(error.value)
     assert emulator.log() == []
-
-
-def test_the_account_zone_is_never_read(emulator):
-    """Returned times are UTC: a zone given or not, the plugin does not ask the account for it."""
-    seed(emulator)
-    emulator.clear_log()
-    for zone in (None, 'America/New_York'):
-        parse(make_plugin(emulator, account_timezone=zone))
-    assert '/api/v1/account' not in {entry['path'] for entry in emulator.log()}
 
 
 def test_a_refused_key_fails_without_showing_it(emulator):
