@@ -116,11 +116,18 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
     assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].changed_keys)
 
 
-def test_replaced_of_a_monitor_already_at_its_defaults_changes_nothing():
-    assert kinds(plan('replaced', [web('shop')], [record(1, 'shop')])) == {'shop': 'none'}
+@pytest.mark.parametrize('state, config, records, expected', [
+    ('replaced', [web('shop')], [record(1, 'shop')], {'shop': 'none'}),  # already at its defaults
     # As the service stores a monitor created without them: 0 and null both mean "no alert".
-    created = record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)
-    assert kinds(plan('overridden', [web('shop')], [created])) == {'shop': 'none'}
+    ('overridden', [web('shop')], [record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)],
+     {'shop': 'none'}),
+    ('overridden', [web('keep')], [record(1, 'keep'), record(2, 'drop'), record(3, 'also-drop')],
+     {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}),  # every monitor not listed is deleted
+    ('deleted', [entry('old'), entry('gone')], [record(1, 'old'), record(2, 'other')], {'old': 'delete', 'gone': 'none'}),
+    ('deleted', [entry('shop')], [record(1, 'Shop')], {'shop': 'none'}),  # the name in another case is not deleted
+])
+def test_what_each_state_plans(state, config, records, expected):
+    assert kinds(plan(state, config, records)) == expected
 
 
 def test_a_name_is_matched_as_the_service_stores_it_trimmed():
@@ -147,16 +154,6 @@ def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
     check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
-def test_overridden_deletes_every_monitor_not_listed():
-    records = [record(1, 'keep'), record(2, 'drop'), record(3, 'also-drop')]
-    assert kinds(plan('overridden', [web('keep')], records)) == {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}
-
-
-def test_deleted_deletes_only_listed_monitors_that_exist():
-    records = [record(1, 'old'), record(2, 'other')]
-    assert kinds(plan('deleted', [entry('old'), entry('gone')], records)) == {'old': 'delete', 'gone': 'none'}
-
-
 @pytest.mark.parametrize('state', ['merged', 'replaced', 'overridden'])
 def test_a_name_that_differs_only_in_case_from_an_unlisted_monitor_is_refused(state):
     # Matched exactly, 'shop' would be created beside 'Shop' (and 'Shop' deleted by overridden): refused in the plan.
@@ -169,8 +166,6 @@ def test_a_name_that_differs_only_in_case_from_an_unlisted_monitor_is_refused(st
     actions = plan(state, [web('shop')], [record(1, 'Shop'), record(2, 'shop')])
     assert [(action.kind, action.name, action.record['id']) for action in actions] == (
         [('none', 'shop', 2), ('delete', 'Shop', 1)] if state == 'overridden' else [('none', 'shop', 2)])
-    # Deleting creates nothing: the name in another case is not deleted.
-    assert kinds(plan('deleted', [entry('shop')], [record(1, 'Shop')])) == {'shop': 'none'}
 
 
 def test_planning_registers_every_secret_it_sees():
@@ -242,30 +237,20 @@ def fleet(count, **values):
     return [web('m%03d' % number, **values) for number in range(count)]
 
 
-def test_one_read_then_one_write_a_monitor(service):
+def test_one_read_then_one_write_a_monitor_of_the_changed_keys(service):
     result = run(service, 'merged', fleet(120))
-    assert result['changed'] is True
-    assert result['summary']['created'] == 120
-    # Two pages of 100 (the account was empty: one page), one POST a monitor.
-    assert requests_by_method(service) == {'GET': 1, 'POST': 120}
-    assert result['summary']['requests'] == 121
+    assert result['changed'] is True and result['summary']['created'] == 120
+    # One page (the account was empty), one POST a monitor.
+    assert requests_by_method(service) == {'GET': 1, 'POST': 120} and result['summary']['requests'] == 121
     service.clear_log()
-    # The read of 120 monitors: two pages of 100.
-    assert run(service, 'merged', fleet(120))['summary']['requests'] == 2
-    assert all('per_page=100' in logged['query'] for logged in service.log())
-
-
-def test_updates_send_one_put_of_the_changed_keys(service):
-    run(service, 'merged', fleet(10))
-    service.clear_log()
-    config = fleet(10)
+    config = fleet(120)
     for item in config[:3]:
         item['interval'] = 60
     result = run(service, 'merged', config)
-    assert result['summary']['updated'] == 3
-    writes = service.writes()
-    assert [logged['method'] for logged in writes] == ['PUT'] * 3
-    assert all(logged['form'] == {'interval': '60'} for logged in writes)
+    # Two pages of 100, one PUT of the changed key a changed monitor.
+    assert result['summary']['updated'] == 3 and requests_by_method(service) == {'GET': 2, 'PUT': 3}
+    assert all('per_page=100' in logged['query'] for logged in service.log() if logged['method'] == 'GET')
+    assert all(logged['form'] == {'interval': '60'} for logged in service.writes())
     changed = [change for change in result['changes'] if change['action'] == 'update']
     assert {change['name'] for change in changed} == {'m000', 'm001', 'm002'}
     assert all(change['changed_keys'] == ['interval'] and change['status'] == 'done' for change in changed)
@@ -288,8 +273,7 @@ def test_a_failed_write_is_reported_and_a_rerun_finishes(service):
     service.fault('status', status=500, method='PUT', path='/api/v1/monitors/%d' % ids['m003'])
     service.clear_log()
     result = run(service, 'merged', config)
-    assert result['failed'] is True
-    assert result['changed'] is True
+    assert result['failed'] is True and result['changed'] is True
     assert result['summary']['updated'] == 5 and result['summary']['failed'] == 1
     failed = [change for change in result['changes'] if change['status'] == 'failed']
     assert [change['name'] for change in failed] == ['m003']
@@ -298,8 +282,7 @@ def test_a_failed_write_is_reported_and_a_rerun_finishes(service):
 
     service.clear_log()
     rerun = run(service, 'merged', config)
-    assert 'failed' not in rerun
-    assert rerun['summary']['updated'] == 1
+    assert 'failed' not in rerun and rerun['summary']['updated'] == 1
     assert [logged['path'] for logged in service.writes()] == ['/api/v1/monitors/%d' % ids['m003']]
 
 
@@ -326,10 +309,8 @@ def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_whe
 def test_a_failure_every_write_would_repeat_stops_the_writes(service):
     service.fault('status', status=401, method='POST')
     result = run(service, 'merged', fleet(5), workers=1)
-    assert result['failed'] is True
-    assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4
-    assert len(service.writes()) == 1
-    assert 'not attempted' in result['msg']
+    assert result['failed'] is True and 'not attempted' in result['msg']
+    assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4 and len(service.writes()) == 1
 
 
 def test_overridden_and_deleted_delete_with_one_request_each(service):

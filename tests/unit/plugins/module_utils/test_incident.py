@@ -415,24 +415,21 @@ class OneIncident:
 
 
 @pytest.mark.parametrize('check_mode', [True, False])
-def test_now_that_cannot_fit_an_incident_begun_in_the_repeated_hour_is_refused_saying_when_it_can(check_mode):
-    # The checker stores UTC itself: an incident that began at the second 01:10 in New York (06:10 UTC).
-    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': '2025-11-02T06:10:00Z',
+@pytest.mark.parametrize('started_at, now, fragments', [
+    # An incident that began at the second 01:10 in New York (06:10 UTC; the checker stores UTC itself).
+    ('2025-11-02T06:10:00Z', datetime.datetime(2025, 11, 2, 6, 30), (
+        'ended_at: now falls in the hour repeated', 'latest time it can be sent, 2025-11-02T05:59:59Z, does not fit: '
+        'must be after started_at', 'run the task again from 2025-11-02T07:00:00Z, when the repeated hour is over')),
+    # Outside the repeated hour, it is told as it is.
+    ('2026-01-05T10:00:00Z', datetime.datetime(2026, 1, 5, 10, 0), (
+        'ended_at: must be after started_at (2026-01-05T10:00:00Z), got 2026-01-05T10:00:00Z',)),
+])
+def test_now_that_cannot_fit_the_incident_is_refused_saying_when_it_can(check_mode, started_at, now, fragments):
+    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': started_at,
                           'acknowledged_at': None, 'ended_at': None, 'cause': None, 'comment': None})
     with pytest.raises(ValidationError) as caught:
-        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), check_mode, IDENTITY,
-                    now=datetime.datetime(2025, 11, 2, 6, 30), zone=account_zone(client, 'America/New_York'))
+        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), check_mode, IDENTITY, now=now,
+                    zone=account_zone(client, 'America/New_York'))
     message = str(caught.value)
-    assert caught.value.field == 'ended_at' and 'now falls in the hour repeated' in message
-    assert 'latest time it can be sent, 2025-11-02T05:59:59Z, does not fit: must be after started_at' in message
-    assert message.endswith('run the task again from 2025-11-02T07:00:00Z, when the repeated hour is over')
-
-
-def test_now_that_does_not_fit_outside_the_repeated_hour_is_told_as_it_is():
-    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': '2026-01-05T10:00:00Z',
-                          'acknowledged_at': None, 'ended_at': None, 'cause': None, 'comment': None})
-    with pytest.raises(ValidationError) as caught:
-        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), True, IDENTITY,
-                    now=datetime.datetime(2026, 1, 5, 10, 0), zone=account_zone(client, 'America/New_York'))
-    assert str(caught.value) == ('ended_at: must be after started_at (2026-01-05T10:00:00Z), got '
-                                 '2026-01-05T10:00:00Z')
+    assert caught.value.field == 'ended_at' and message.startswith(fragments[0]) and message.endswith(fragments[-1]), message
+    assert all(fragment in message for fragment in fragments), message
