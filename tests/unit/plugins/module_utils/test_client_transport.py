@@ -168,23 +168,18 @@ def test_a_missing_ca_path_is_named_before_any_request(tmp_path):
     ('https://uptime.example.com', False, ['validate_certs is false: the TLS certificate of '
                                            'https://uptime.example.com:443 is not checked']),
     ('https://127.0.0.1', False, ['validate_certs is false']),
+    ('http://admin:%s@uptime.example.com/' % KEY, True, ['api_url http://uptime.example.com:80 uses http://']),
 ])
 def test_transport_warnings(url, validate_certs, expected):
     warnings = transport_warnings(url, validate_certs)
-    assert len(warnings) == len(expected)
-    for warning, start in zip(warnings, expected):
-        assert warning.startswith(start)
+    assert len(warnings) == len(expected) and all(warning.startswith(start) for warning, start in zip(warnings, expected))
+    assert all(KEY not in warning and 'admin' not in warning for warning in warnings), warnings
+    assert all('API key' in warning and 'unencrypted' in warning for warning in warnings if 'uses http://' in warning)
 
 
-def test_an_unencrypted_address_is_warned_about_with_the_key_kept_out():
-    warning, = transport_warnings('http://admin:%s@uptime.example.com/' % KEY)
-    assert 'API key' in warning and 'unencrypted' in warning and KEY not in warning and 'admin' not in warning
-
-
-@pytest.mark.parametrize('host, loopback', [('localhost', True), ('LOCALHOST.', True), ('127.0.0.1', True),
-                                            ('::1', True), ('[::1]', True), ('127.1.2.3', True),
-                                            ('10.0.0.1', False), ('uptime.example.com', False),
-                                            ('localhost.example.com', False), ('', False)])
+@pytest.mark.parametrize('host, loopback', [
+    ('localhost', True), ('LOCALHOST.', True), ('127.0.0.1', True), ('::1', True), ('[::1]', True), ('127.1.2.3', True),
+    ('10.0.0.1', False), ('uptime.example.com', False), ('localhost.example.com', False), ('', False)])
 def test_is_loopback(host, loopback):
     assert is_loopback(host) is loopback
 
