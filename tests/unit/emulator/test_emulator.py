@@ -262,19 +262,12 @@ def account_zones(service):
     return [service.api('GET', '/api/v1/account', api_key=key).json['data']['timezone'] for key in service.api_keys]
 
 
-def test_time_zone_of_the_command_line_is_shown_and_restored_by_reset():
+def test_time_zone_of_the_command_line_is_shown_set_by_the_control_command_and_restored_by_reset(capsys):
     with Emulator.start(api_keys=(PRIMARY_KEY, OTHER_KEY), extra_args=('--timezone', OTHER_KEY + '=America/New_York')) as server:
         assert account_zones(server) == [None, 'America/New_York']
-        server.timezone('Asia/Kolkata', api_key=PRIMARY_KEY)
-        server.timezone('Europe/Paris', api_key=OTHER_KEY)
-        assert account_zones(server) == ['Asia/Kolkata', 'Europe/Paris']
+        assert control.main(['timezone', PRIMARY_KEY, 'Asia/Kolkata', '--url', server.url]) == 0
+        assert json.loads(capsys.readouterr().out) == {'timezone': 'Asia/Kolkata'}
+        assert control.main(['--url', server.url, 'timezone', OTHER_KEY, 'default']) == 0
+        assert account_zones(server) == ['Asia/Kolkata', None]
         server.reset()
         assert account_zones(server) == [None, 'America/New_York']
-
-
-def test_control_command_sets_a_time_zone(emulator, capsys):
-    assert control.main(['timezone', OTHER_KEY, 'America/New_York', '--url', emulator.url]) == 0
-    assert json.loads(capsys.readouterr().out) == {'timezone': 'America/New_York'}
-    assert account_zones(emulator) == [None, 'America/New_York']
-    assert control.main(['--url', emulator.url, 'timezone', OTHER_KEY, 'default']) == 0
-    assert account_zones(emulator) == [None, None]
