@@ -220,6 +220,10 @@ def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, con
     paused = run_module(monitor.main, dict(connection, name='resting', url='https://rest.example.com', interval=60,
                                            paused=True)).result
     assert paused['monitor']['status'] == 'paused'
+    # Check mode creates nothing: no status yet (that it writes nothing and predicts the run is the law's).
+    planned = run_module(monitor.main, dict(connection, name='planned', url='https://planned.example.com', interval=60),
+                         check_mode=True).result
+    assert planned['changed'] and planned['monitor']['status'] is None
 
 
 def test_monitor_info_by_name_reads_the_exact_name(emulator, connection):
