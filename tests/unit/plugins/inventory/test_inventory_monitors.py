@@ -373,10 +373,11 @@ def test_filters_reach_the_request(emulator):
         'search=example&status_page_id=7&search_by=url&sort_by=id&sort=asc&per_page=100']
 
 
-# The plugin's own options, and one of the connection's (test_connection checks them all).
+# The plugin's own options, and the connection's required ones (test_connection checks the others).
 @pytest.mark.parametrize('options, message', [
     ({'status': ['offline', 'down']}, "status: down is not a monitor status (choose from pending, online, offline, paused, maintenance)"),
     ({'api_url': None}, 'api_url: is required: set the api_url option or the UPTIME_API_URL environment variable'),
+    ({'api_key': ''}, 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
     ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
 def test_bad_options_fail_before_any_request(emulator, options, message):
