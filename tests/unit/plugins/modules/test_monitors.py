@@ -6,35 +6,15 @@
 from __future__ import annotations
 
 import pytest
-import yaml
-
 from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.modules import monitors
-from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MONITORS_ARGSPEC
 
 
 def shop(**values):
     item = dict(name='shop', url='https://shop.example.com/', interval=60)
     item.update(values)
     return item
-
-
-def doc_option_matches(doc, spec, path):
-    """The documented option says what the argument spec says (as validate-modules checks)."""
-    for key, default in (('type', 'str'), ('elements', None), ('required', False), ('choices', None), ('aliases', None)):
-        assert doc.get(key, default) == spec.get(key, default), '%s.%s' % (path, key)
-    assert set(doc.get('suboptions', {})) == set(spec.get('options', {})), path
-    for name, sub_spec in spec.get('options', {}).items():
-        doc_option_matches(doc['suboptions'][name], sub_spec, '%s.%s' % (path, name))
-
-
-def test_documentation_matches_the_argument_spec():
-    documented = yaml.safe_load(monitors.DOCUMENTATION)['options']
-    assert set(documented) == set(MONITORS_ARGSPEC)
-    for name, spec in MONITORS_ARGSPEC.items():
-        doc_option_matches(documented[name], spec, name)
-        assert documented[name].get('default') == spec.get('default'), name
 
 
 # A 500 is the service's own answer, which a read settles; a gateway's 503 may leave the create running behind it.
