@@ -64,28 +64,33 @@ def test_a_refusal_reads_as_what_it_is_without_the_key(emulator, key, status, te
         assert client.get_or_none('/api/v1/monitors/99') is None and client.delete('/api/v1/monitors/99') is False
 
 
-GET, POST = (lambda client: client.get('/api/v1/monitors/1')), (lambda client: client.create('/api/v1/monitors', MONITOR))
+def get_one(client):
+    return client.get('/api/v1/monitors/1')
+
+
+def create_one(client):
+    return client.create('/api/v1/monitors', MONITOR)
 
 
 @pytest.mark.parametrize('fault, call, retries, statuses, waits, error', [
     # A GET is sent again after a 429 (as long as Retry-After says), a 5xx but 500, a broken answer; then gives up.
-    (dict(kind='status', status=429, retry_after=7, method='GET'), GET, 3, [429, 200], [7.0], None),
-    (dict(kind='status', count=2, status=503, method='GET'), GET, 3, [503, 503, 200], 2, None),
-    (dict(kind='status', count=10, status=502, method='GET'), GET, 2, [502] * 3, 2, (502, False, 'HTTP 502')),
-    (dict(kind='status', status=500, method='GET'), GET, 3, [500], [], (500, False, 'HTTP 500')),
-    (dict(kind='drop', method='GET', status=200), GET, 3, [None, 200], 1, None),
-    (dict(kind='html', method='GET', status=200), GET, 3, [200, 200], 1, None),
-    (dict(kind='badjson', method='GET', status=200), GET, 3, [200, 200], 1, None),
-    (dict(kind='truncated', method='GET', status=200), GET, 3, [200, 200], 1, None),
-    (dict(kind='drop', count=5, method='GET', status=200), GET, 1, [None] * 2, 1, (None, False, 'connection failed')),
-    (dict(kind='html', count=5, method='GET', status=200), GET, 1, [200] * 2, 1, (200, False, 'not the expected JSON (text/html')),
-    (dict(kind='badjson', count=5, method='GET', status=200), GET, 1, [200] * 2, 1, (200, False, 'not the expected JSON')),
-    (dict(kind='truncated', count=5, method='GET', status=200), GET, 1, [200] * 2, 1, (None, False, 'failed: ')),
+    (dict(kind='status', status=429, retry_after=7, method='GET'), get_one, 3, [429, 200], [7.0], None),
+    (dict(kind='status', count=2, status=503, method='GET'), get_one, 3, [503, 503, 200], 2, None),
+    (dict(kind='status', count=10, status=502, method='GET'), get_one, 2, [502] * 3, 2, (502, False, 'HTTP 502')),
+    (dict(kind='status', status=500, method='GET'), get_one, 3, [500], [], (500, False, 'HTTP 500')),
+    (dict(kind='drop', method='GET', status=200), get_one, 3, [None, 200], 1, None),
+    (dict(kind='html', method='GET', status=200), get_one, 3, [200, 200], 1, None),
+    (dict(kind='badjson', method='GET', status=200), get_one, 3, [200, 200], 1, None),
+    (dict(kind='truncated', method='GET', status=200), get_one, 3, [200, 200], 1, None),
+    (dict(kind='drop', count=5, method='GET', status=200), get_one, 1, [None] * 2, 1, (None, False, 'connection failed')),
+    (dict(kind='html', count=5, method='GET', status=200), get_one, 1, [200] * 2, 1, (200, False, 'not the expected JSON (text/html')),
+    (dict(kind='badjson', count=5, method='GET', status=200), get_one, 1, [200] * 2, 1, (200, False, 'not the expected JSON')),
+    (dict(kind='truncated', count=5, method='GET', status=200), get_one, 1, [200] * 2, 1, (None, False, 'failed: ')),
     # A POST is never sent blind again: only a 429 (refused before processing) is; a lost or 5xx answer is ambiguous.
-    (dict(kind='status', status=429, retry_after=1, method='POST'), POST, 3, [429, 201], [1.0], None),
-    (dict(kind='status', status=503, method='POST'), POST, 3, [503], [], (503, True, 'HTTP 503')),
-    (dict(kind='status', status=500, method='POST', when='after'), POST, 3, [500], [], (500, True, 'HTTP 500')),
-    (dict(kind='drop', method='POST', when='after'), POST, 3, [None], [], (None, True, 'connection failed')),
+    (dict(kind='status', status=429, retry_after=1, method='POST'), create_one, 3, [429, 201], [1.0], None),
+    (dict(kind='status', status=503, method='POST'), create_one, 3, [503], [], (503, True, 'HTTP 503')),
+    (dict(kind='status', status=500, method='POST', when='after'), create_one, 3, [500], [], (500, True, 'HTTP 500')),
+    (dict(kind='drop', method='POST', when='after'), create_one, 3, [None], [], (None, True, 'connection failed')),
 ])
 def test_what_is_sent_again_and_how_it_ends(emulator, fault, call, retries, statuses, waits, error):
     emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='m-00'))

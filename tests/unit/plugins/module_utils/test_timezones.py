@@ -151,8 +151,7 @@ def window(start, end, **args):
     (None, '2031-07-10T06:00:00', '2031-07-10T08:00:00', '2031-07-10T06:00:00', '2031-07-10T08:00:00'),
     (NEW_YORK, '2031-01-10T06:00:00+00:00', '2031-07-10T08:00:00Z', '2031-01-10T06:00:00', '2031-07-10T08:00:00'),
 ])
-def test_a_window_lands_on_the_intended_instants(service, fake_connection, zone, start, end,
-                                                             stored_start, stored_end):
+def test_a_window_lands_on_the_intended_instants(service, fake_connection, zone, start, end, stored_start, stored_end):
     service.timezone(zone)
     created = run(monitor, dict(fake_connection, **window(start, end)))
     record = stored(service, 'monitors', created['monitor']['id'])
