@@ -301,8 +301,8 @@ def test_appending_an_empty_comment_keeps_the_comment(service, client, monitor_i
     (dict(), dict(id=True, monitor='SHOP'), 'monitor', "belongs to monitor 'shop'"),
     (dict(), dict(id=True, monitor='api'), 'monitor', "belongs to monitor 'shop'"),
 ])
-def test_what_the_stored_incident_rules_out_is_refused_before_any_write(service, client, monitor_id, stored, values,
-                                                                         field, fragment):
+def test_what_the_stored_incident_rules_out_is_refused_before_any_write(
+        service, client, monitor_id, stored, values, field, fragment):
     """The service's own refusals (a start before the last end, a second ongoing incident) told before the POST."""
     add_monitor(service, 'api')
     incident_id = open_incident(service, monitor_id, T10, **stored)
