@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""The bulk sync of monitors: planning in memory, then writing against the emulator."""
+"""The bulk sync of monitors: planning in memory, then writing against the fake service."""
 
 from __future__ import annotations
 
@@ -14,11 +14,9 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     MonitorSync,
     RateGate,
     check_entry,
-    client_factory,
     config_argument_spec,
     plan,
 )
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError
 
@@ -118,37 +116,42 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
     assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].changed_keys)
 
 
-def test_replaced_of_a_monitor_already_at_its_defaults_changes_nothing():
-    assert kinds(plan('replaced', [web('shop')], [record(1, 'shop')])) == {'shop': 'none'}
+@pytest.mark.parametrize('state, config, records, expected', [
+    ('replaced', [web('shop')], [record(1, 'shop')], {'shop': 'none'}),  # already at its defaults
     # As the service stores a monitor created without them: 0 and null both mean "no alert".
-    created = record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)
-    assert kinds(plan('overridden', [web('shop')], [created])) == {'shop': 'none'}
+    ('overridden', [web('shop')], [record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)],
+     {'shop': 'none'}),
+    ('overridden', [web('keep')], [record(1, 'keep'), record(2, 'drop'), record(3, 'also-drop')],
+     {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}),  # every monitor not listed is deleted
+    ('deleted', [entry('old'), entry('gone')], [record(1, 'old'), record(2, 'other')], {'old': 'delete', 'gone': 'none'}),
+    ('deleted', [entry('shop')], [record(1, 'Shop')], {'shop': 'none'}),  # the name in another case is not deleted
+])
+def test_what_each_state_plans(state, config, records, expected):
+    assert kinds(plan(state, config, records)) == expected
 
 
 def test_a_name_is_matched_as_the_service_stores_it_trimmed():
     # The monitor module trims names as the service does; the bulk module must find the same monitor.
     actions = plan('merged', [web('shop ', url='https://shop.example.com/')], [record(1, 'shop')])
     assert [(action.kind, action.name, action.record['id']) for action in actions] == [('none', 'shop', 1)]
+
+
+@pytest.mark.parametrize('state, config, field, fragment', [
+    ('replaced', [entry('shop', interval=60)], 'config[0].url', "'shop'"),  # replaced needs url and interval
+    ('merged', [entry('new', interval=60)], 'config[0].url', "'new'"),  # a monitor to create needs the create fields
+    ('merged', [web('a'), web('b'), web('a')], 'config[2].name', 'config[0]'),
+    ('merged', [web('shop'), web(' shop')], 'config[1].name', 'config[0]'),  # twice once trimmed
+    ('merged', [web('fraction', interval=60.5)], 'config[0].interval', "(monitor 'fraction')"),
+])
+def test_a_config_the_plan_cannot_follow_is_refused_naming_the_entry(state, config, field, fragment):
     with pytest.raises(ValidationError) as caught:
-        plan('merged', [web('shop'), web(' shop')], [])
-    assert caught.value.field == 'config[1].name'
+        plan(state, config, [record(1, 'shop')])
+    assert (caught.value.field, fragment in str(caught.value)) == (field, True), str(caught.value)
 
 
-def test_replaced_needs_url_and_interval():
-    with pytest.raises(ValidationError) as caught:
-        plan('replaced', [entry('shop', interval=60)], [record(1, 'shop')])
-    assert caught.value.field == 'config[0].url'
-    assert "'shop'" in str(caught.value)
-
-
-def test_overridden_deletes_every_monitor_not_listed():
-    records = [record(1, 'keep'), record(2, 'drop'), record(3, 'also-drop')]
-    assert kinds(plan('overridden', [web('keep')], records)) == {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}
-
-
-def test_deleted_deletes_only_listed_monitors_that_exist():
-    records = [record(1, 'old'), record(2, 'other')]
-    assert kinds(plan('deleted', [entry('old'), entry('gone')], records)) == {'old': 'delete', 'gone': 'none'}
+def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
+    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
+    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
 @pytest.mark.parametrize('state', ['merged', 'replaced', 'overridden'])
@@ -163,43 +166,6 @@ def test_a_name_that_differs_only_in_case_from_an_unlisted_monitor_is_refused(st
     actions = plan(state, [web('shop')], [record(1, 'Shop'), record(2, 'shop')])
     assert [(action.kind, action.name, action.record['id']) for action in actions] == (
         [('none', 'shop', 2), ('delete', 'Shop', 1)] if state == 'overridden' else [('none', 'shop', 2)])
-    # Deleting creates nothing: the name in another case is not deleted.
-    assert kinds(plan('deleted', [entry('shop')], [record(1, 'Shop')])) == {'shop': 'none'}
-
-
-def test_errors_name_the_config_entry():
-    config = [web('fine'), web('bad', alerts=[{'key': 'email', 'value': 'nope'}])]
-    with pytest.raises(ValidationError) as caught:
-        plan('merged', config, [])
-    assert caught.value.field == 'config[1].alerts[0].value'
-    assert "(monitor 'bad')" in str(caught.value)
-
-
-def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
-    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
-    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
-    with pytest.raises(ValidationError) as caught:
-        check_entry(0, web('fraction', interval=60.5))
-    assert caught.value.field == 'config[0].interval' and "(monitor 'fraction')" in str(caught.value)
-
-
-def test_a_name_that_is_not_a_string_is_told_so():
-    with pytest.raises(ValidationError) as caught:
-        check_entry(3, web(['shop']))
-    assert caught.value.field == 'config[3].name' and 'must be a string, got a list' in str(caught.value)
-
-
-def test_a_monitor_to_create_needs_the_create_fields():
-    with pytest.raises(ValidationError) as caught:
-        plan('merged', [entry('new', interval=60)], [])
-    assert caught.value.field == 'config[0].url'
-
-
-def test_a_name_listed_twice_is_refused():
-    with pytest.raises(ValidationError) as caught:
-        plan('merged', [web('a'), web('b'), web('a')], [])
-    assert caught.value.field == 'config[2].name'
-    assert 'config[0]' in str(caught.value)
 
 
 def test_planning_registers_every_secret_it_sees():
@@ -210,14 +176,12 @@ def test_planning_registers_every_secret_it_sees():
     assert {'service-secret', 'new-secret', 'header-secret'} <= set(hidden)
 
 
-def test_change_reports_mask_secrets():
-    records = [record(1, 'a', request_auth_username='u', request_auth_password='old')]
-    actions = plan('merged', [entry('a', request_auth_username='u', request_auth_password='new')], records)
+def test_change_reports_mask_secrets_and_say_they_changed():
+    actions = plan('merged', [entry('a', request_auth_username='u', request_auth_password='new')],
+                   [record(1, 'a', request_auth_username='u', request_auth_password='old')])
     report = actions[0].report(check_mode=True)
-    assert report['changed_keys'] == ['request_auth_password']
-    assert report['before']['request_auth_password'] == MASK
-    assert report['after']['request_auth_password'] == MASK + ' (changed)'
-    assert 'old' not in repr(report) and 'new' not in repr(report)
+    assert (report['changed_keys'], report['before']['request_auth_password'], report['after']['request_auth_password']) == (
+        ['request_auth_password'], MASK, MASK + ' (changed)')
 
 
 # -- the shared wait ---------------------------------------------------------
@@ -250,22 +214,21 @@ def test_a_wait_asked_by_one_worker_holds_the_others():
     assert fake.now == 106.0
 
 
-# -- against the emulator ----------------------------------------------------
+# -- against the fake service ----------------------------------------------------
 
 
-def sync(emulator, check_mode=False, workers=4):
-    params = dict(api_url=emulator.url, api_key=emulator.api_keys[0], validate_certs=True, ca_path=None,
-                  timeout=10, retries=5)
-    return MonitorSync(UptimeClient(**params), client_factory(params), check_mode=check_mode, workers=workers)
+def sync(service, check_mode=False, workers=4):
+    return MonitorSync(service.client(retries=5), lambda sleep: service.client(retries=5, sleep=sleep),
+                       check_mode=check_mode, workers=workers)
 
 
-def run(emulator, state, config, **kwargs):
-    return sync(emulator, **kwargs).run(dict(state=state, config=config, workers=kwargs.get('workers', 4)), lambda values: None)
+def run(service, state, config, **kwargs):
+    return sync(service, **kwargs).run(dict(state=state, config=config, workers=kwargs.get('workers', 4)), lambda values: None)
 
 
-def requests_by_method(emulator):
+def requests_by_method(service):
     counts = {}
-    for logged in emulator.log():
+    for logged in service.log():
         counts[logged['method']] = counts.get(logged['method'], 0) + 1
     return counts
 
@@ -274,97 +237,63 @@ def fleet(count, **values):
     return [web('m%03d' % number, **values) for number in range(count)]
 
 
-def test_one_read_then_one_write_a_monitor_then_nothing(emulator):
-    result = run(emulator, 'merged', fleet(120))
-    assert result['changed'] is True
-    assert result['summary']['created'] == 120
-    # Two pages of 100 (the account was empty: one page), one POST a monitor.
-    assert requests_by_method(emulator) == {'GET': 1, 'POST': 120}
-    assert result['summary']['requests'] == 121
-    emulator.clear_log()
-
-    again = run(emulator, 'merged', fleet(120))
-    assert again['changed'] is False
-    assert again['summary'] == dict(planned=False, created=0, updated=0, deleted=0, unchanged=120, failed=0, not_attempted=0,
-                                    total=120, requests=2)
-    assert requests_by_method(emulator) == {'GET': 2}
-    assert all('per_page=100' in logged['query'] for logged in emulator.log())
-
-
-def test_updates_send_one_put_of_the_changed_keys(emulator):
-    run(emulator, 'merged', fleet(10))
-    emulator.clear_log()
-    config = fleet(10)
+def test_one_read_then_one_write_a_monitor_of_the_changed_keys(service):
+    result = run(service, 'merged', fleet(120))
+    assert result['changed'] is True and result['summary']['created'] == 120
+    # One page (the account was empty), one POST a monitor.
+    assert requests_by_method(service) == {'GET': 1, 'POST': 120} and result['summary']['requests'] == 121
+    service.clear_log()
+    config = fleet(120)
     for item in config[:3]:
         item['interval'] = 60
-    result = run(emulator, 'merged', config)
-    assert result['summary']['updated'] == 3
-    writes = emulator.writes()
-    assert [logged['method'] for logged in writes] == ['PUT'] * 3
-    assert all(logged['form'] == {'interval': '60'} for logged in writes)
+    result = run(service, 'merged', config)
+    # Two pages of 100, one PUT of the changed key a changed monitor.
+    assert result['summary']['updated'] == 3 and requests_by_method(service) == {'GET': 2, 'PUT': 3}
+    assert all('per_page=100' in logged['query'] for logged in service.log() if logged['method'] == 'GET')
+    assert all(logged['form'] == {'interval': '60'} for logged in service.writes())
     changed = [change for change in result['changes'] if change['action'] == 'update']
     assert {change['name'] for change in changed} == {'m000', 'm001', 'm002'}
     assert all(change['changed_keys'] == ['interval'] and change['status'] == 'done' for change in changed)
     assert {view['name']: view['interval'] for view in result['after']}['m000'] == 60
 
 
-def test_loose_service_shapes_do_not_look_like_changes(emulator):
+def test_loose_service_shapes_do_not_look_like_changes(service):
     config = fleet(5, alerts=[{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '+1'}], ssl_alert_days=0)
-    run(emulator, 'merged', config)
-    emulator.quirks(stringly=True)
-    emulator.clear_log()
-    assert run(emulator, 'replaced', config)['changed'] is False
-    assert emulator.writes() == []
+    run(service, 'merged', config)
+    service.quirks(stringly=True)
+    service.clear_log()
+    assert run(service, 'replaced', config)['changed'] is False
+    assert service.writes() == []
 
 
-def test_check_mode_plans_everything_and_writes_nothing(emulator):
-    run(emulator, 'merged', fleet(4))
-    emulator.clear_log()
-    config = fleet(3) + [web('new')]
-    config[0]['interval'] = 900
-    result = run(emulator, 'overridden', config, check_mode=True)
-    assert emulator.writes() == []
-    assert result['changed'] is True
-    assert {(change['name'], change['action']) for change in result['changes']} == {
-        ('m000', 'update'), ('new', 'create'), ('m003', 'delete')}
-    assert result['summary']['total'] == 4
-    assert {view['name'] for view in result['after']} == {'m000', 'm001', 'm002', 'new'}
-    assert result['diff']['before']['m000'] == {'name': 'm000', 'interval': 300}
-    assert result['diff']['after']['m000'] == {'name': 'm000', 'interval': 900}
-    assert 'm003' in result['diff']['before'] and 'm003' not in result['diff']['after']
-    assert 'new' in result['diff']['after'] and 'new' not in result['diff']['before']
-
-
-def test_a_failed_write_is_reported_and_a_rerun_finishes(emulator):
-    created = run(emulator, 'merged', fleet(6))
+def test_a_failed_write_is_reported_and_a_rerun_finishes(service):
+    created = run(service, 'merged', fleet(6))
     ids = {view['name']: view['id'] for view in created['after']}
     config = fleet(6, interval=60)
-    emulator.fault('status', status=500, method='PUT', path='/api/v1/monitors/%d' % ids['m003'])
-    emulator.clear_log()
-    result = run(emulator, 'merged', config)
-    assert result['failed'] is True
-    assert result['changed'] is True
+    service.fault('status', status=500, method='PUT', path='/api/v1/monitors/%d' % ids['m003'])
+    service.clear_log()
+    result = run(service, 'merged', config)
+    assert result['failed'] is True and result['changed'] is True
     assert result['summary']['updated'] == 5 and result['summary']['failed'] == 1
     failed = [change for change in result['changes'] if change['status'] == 'failed']
     assert [change['name'] for change in failed] == ['m003']
     assert 'HTTP 500' in failed[0]['msg'] and "'m003'" in result['msg']
     assert {view['name']: view['interval'] for view in result['after']}['m003'] == 300
 
-    emulator.clear_log()
-    rerun = run(emulator, 'merged', config)
-    assert 'failed' not in rerun
-    assert rerun['summary']['updated'] == 1
-    assert [logged['path'] for logged in emulator.writes()] == ['/api/v1/monitors/%d' % ids['m003']]
+    service.clear_log()
+    rerun = run(service, 'merged', config)
+    assert 'failed' not in rerun and rerun['summary']['updated'] == 1
+    assert [logged['path'] for logged in service.writes()] == ['/api/v1/monitors/%d' % ids['m003']]
 
 
 # A proxy's page promises nothing of a rerun: it answers the next one too.
 @pytest.mark.parametrize('kind, status, transient', [('status', 422, False), ('status', 503, True), ('html', 200, False)])
-def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_when_transient(emulator, kind, status,
+def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_when_transient(service, kind, status,
                                                                                             transient):
-    run(emulator, 'merged', [web('kept'), web('gone')])
-    emulator.fault(kind, status=status, method='POST', path='/api/v1/monitors')
+    run(service, 'merged', [web('kept'), web('gone')])
+    service.fault(kind, status=status, method='POST', path='/api/v1/monitors')
     config = [web('kept', interval=60), web('bad'), web('good')]
-    result = run(emulator, 'overridden', config, workers=1)
+    result = run(service, 'overridden', config, workers=1)
     assert result['summary']['failed'] == 1 and result['summary']['created'] == 1
     lines = result['msg'].splitlines()
     assert lines[0] == "1 of 4 writes failed; written: created 'good'; updated 'kept'; deleted 'gone'"
@@ -373,92 +302,74 @@ def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_whe
     assert ('the input must change' in lines[-1]) is not transient
     assert [change.get('transient') for change in result['changes']] == [None, transient, None, None]
     if not transient:  # a refusal of the input comes back on every attempt
-        emulator.fault(kind, status=status, method='POST', path='/api/v1/monitors')
-    assert ('failed' not in run(emulator, 'overridden', config)) is transient
+        service.fault(kind, status=status, method='POST', path='/api/v1/monitors')
+    assert ('failed' not in run(service, 'overridden', config)) is transient
 
 
-def test_a_failure_every_write_would_repeat_stops_the_writes(emulator):
-    emulator.fault('status', status=401, method='POST')
-    result = run(emulator, 'merged', fleet(5), workers=1)
-    assert result['failed'] is True
-    assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4
-    assert len(emulator.writes()) == 1
-    assert 'not attempted' in result['msg']
+def test_a_failure_every_write_would_repeat_stops_the_writes(service):
+    service.fault('status', status=401, method='POST')
+    result = run(service, 'merged', fleet(5), workers=1)
+    assert result['failed'] is True and 'not attempted' in result['msg']
+    assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4 and len(service.writes()) == 1
 
 
-def test_overridden_and_deleted_delete_with_one_request_each(emulator):
-    run(emulator, 'merged', fleet(5))
-    emulator.clear_log()
-    result = run(emulator, 'overridden', fleet(2))
+def test_overridden_and_deleted_delete_with_one_request_each(service):
+    run(service, 'merged', fleet(5))
+    service.clear_log()
+    result = run(service, 'overridden', fleet(2))
     assert result['summary']['deleted'] == 3
-    assert requests_by_method(emulator) == {'GET': 1, 'DELETE': 3}
-    emulator.clear_log()
-    result = run(emulator, 'deleted', [entry('m000'), entry('absent')])
+    assert requests_by_method(service) == {'GET': 1, 'DELETE': 3}
+    service.clear_log()
+    result = run(service, 'deleted', [entry('m000'), entry('absent')])
     assert result['summary']['deleted'] == 1 and result['summary']['unchanged'] == 1
     assert [view['name'] for view in result['after']] == ['m001']
-    assert requests_by_method(emulator) == {'GET': 1, 'DELETE': 1}
+    assert requests_by_method(service) == {'GET': 1, 'DELETE': 1}
 
 
-def test_a_delete_whose_answer_is_lost_is_confirmed_by_a_read(emulator):
-    run(emulator, 'merged', fleet(2))
-    emulator.fault('status', status=500, method='DELETE', when='after')
-    emulator.clear_log()
-    result = run(emulator, 'overridden', fleet(1))
+def test_a_delete_whose_answer_is_lost_is_confirmed_by_a_read(service):
+    run(service, 'merged', fleet(2))
+    service.fault('status', status=500, method='DELETE', when='after')
+    service.clear_log()
+    result = run(service, 'overridden', fleet(1))
     assert 'failed' not in result
     assert result['summary']['deleted'] == 1
-    assert requests_by_method(emulator) == {'GET': 2, 'DELETE': 1}
+    assert requests_by_method(service) == {'GET': 2, 'DELETE': 1}
 
 
-def test_gathered_exports_config_entries_that_sync_without_change(emulator):
-    config = [web('plain'), web('rich', alert_condition='url_text', alert_text_lookup='OK', request_method='HEAD',
-                                cache_buster=True, ssl_alert_days=14, paused=True,
-                                maintenance_start_at='2030-01-01T10:00:00', maintenance_end_at='2030-01-01T11:00:00',
-                                request_headers=[{'key': 'X-Env', 'value': 'prod'}],
-                                alerts=[{'key': 'email', 'value': 'a@b.io'}])]
-    run(emulator, 'merged', config)
-    gathered = sync(emulator).run(dict(state='gathered', config=None, workers=4), lambda values: None)
-    assert gathered['changed'] is False
-    assert [item['name'] for item in gathered['gathered']] == ['plain', 'rich']
-    emulator.clear_log()
-    again = run(emulator, 'overridden', [entry(**item) for item in gathered['gathered']])
-    assert again['changed'] is False
-    assert emulator.writes() == []
-
-
-def test_the_rate_limit_and_retry_after_are_honoured(emulator):
+def test_the_rate_limit_and_retry_after_are_honoured(service):
     # A window wide enough that a loaded machine still sends more than 8 requests in it.
-    emulator.rate_limit(8, window_seconds=2)
+    service.rate_limit(8, window_seconds=2)
     started = time.monotonic()
-    result = run(emulator, 'merged', fleet(20), workers=4)
+    result = run(service, 'merged', fleet(20), workers=4)
     assert result['summary']['created'] == 20 and 'failed' not in result
-    refused = [logged for logged in emulator.log() if logged['status'] == 429]
+    refused = [logged for logged in service.log() if logged['status'] == 429]
     assert refused, 'the test should reach the limit'
     # 21 requests at 8 a window cannot take less than two windows.
     assert time.monotonic() - started >= 4
-    assert len(emulator.writes()) - len(refused) <= 20
+    assert len(service.writes()) - len(refused) <= 20
 
 
-def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_deletes_every_monitor(emulator):
-    run(emulator, 'merged', fleet(3))
-    emulator.clear_log()
+def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_deletes_every_monitor(service):
+    run(service, 'merged', fleet(3))
+    service.clear_log()
     with pytest.raises(ValidationError) as caught:
-        run(emulator, 'overridden', [])
+        run(service, 'overridden', [])
     assert caught.value.field == 'config' and 'state=deleted without config' in str(caught.value)
-    assert run(emulator, 'deleted', [])['changed'] is False
-    assert requests_by_method(emulator) == {'GET': 1}
-    planned = run(emulator, 'deleted', None, check_mode=True)
+    assert run(service, 'deleted', [])['changed'] is False
+    assert requests_by_method(service) == {'GET': 1}
+    planned = run(service, 'deleted', None, check_mode=True)
     assert planned['summary']['deleted'] == 3 and 'would delete every monitor of the account: 3' in planned['msg']
-    assert emulator.writes() == []
-    done = run(emulator, 'deleted', None)
+    assert service.writes() == []
+    done = run(service, 'deleted', None)
     assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
 
 
-def test_state_and_config_must_agree(emulator):
+def test_state_and_config_must_agree(service):
     with pytest.raises(ValidationError) as caught:
-        run(emulator, 'merged', None)
+        run(service, 'merged', None)
     assert caught.value.field == 'config'
     with pytest.raises(ValidationError):
-        sync(emulator).run(dict(state='gathered', config=[], workers=4), lambda values: None)
+        sync(service).run(dict(state='gathered', config=[], workers=4), lambda values: None)
     with pytest.raises(ValidationError) as caught:
-        run(emulator, 'merged', [], workers=0)
+        run(service, 'merged', [], workers=0)
     assert caught.value.field == 'workers'

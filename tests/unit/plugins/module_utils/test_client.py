@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import socket
 import threading
 
 import pytest
@@ -42,32 +41,6 @@ def seed(emulator, count, prefix='m'):
         assert answer.status in (200, 201), answer.text
 
 
-def test_show_unwraps_the_data_envelope(emulator):
-    seed(emulator, 1)
-    client, dummy = make_client(emulator.url)
-    record = client.get('/api/v1/monitors/1')
-    assert record['name'] == 'm-00'
-    assert 'status' not in record or record['status'] != 200
-
-
-def test_api_url_with_api_prefix_is_accepted(emulator):
-    seed(emulator, 1)
-    client, dummy = make_client(emulator.url + '/api/v1/')
-    assert client.get('/api/v1/monitors/1')['name'] == 'm-00'
-
-
-def test_list_reads_every_page_through_links_next(emulator):
-    seed(emulator, 25)
-    client, dummy = make_client(emulator.url)
-    emulator.clear_log()
-    records = client.list('/api/v1/monitors', {'per_page': 10, 'sort_by': 'name', 'sort': 'asc'})
-    assert [record['name'] for record in records] == ['m-%02d' % index for index in range(25)]
-    requests_made = emulator.log()
-    assert len(requests_made) == 3
-    assert 'page=2' in requests_made[1]['query'] and 'page=3' in requests_made[2]['query']
-    assert all('sort_by=name' in entry['query'] for entry in requests_made)
-
-
 def test_list_limit_stops_reading_pages(emulator):
     seed(emulator, 25)
     client, dummy = make_client(emulator.url)
@@ -76,115 +49,66 @@ def test_list_limit_stops_reading_pages(emulator):
     assert len(emulator.log()) == 2
 
 
-def test_validation_error_carries_field_errors(emulator):
-    client, dummy = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.create('/api/v1/monitors', dict(MONITOR, interval='61', alerts=[{'key': 'email', 'value': 'x'}]))
-    error = caught.value
-    assert error.status == 422
-    assert 'interval' in error.field_errors
-    assert 'alerts.0.value' in error.field_errors
-    assert str(error).startswith('POST /api/v1/monitors failed: HTTP 422: validation failed: ')
-    assert 'interval: ' in str(error)
-
-
-def test_wrong_key_reads_as_authentication_failure_without_the_key(emulator):
-    client, dummy = make_client(emulator.url, key='secret-wrong-key-42')
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert caught.value.status == 401
-    assert 'authentication failed: check api_key' in str(caught.value)
-    assert 'secret-wrong-key-42' not in str(caught.value)
-
-
-def test_plan_without_api_access_is_readable(emulator):
-    client, dummy = make_client(emulator.url, key='test-key-noplan')
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert caught.value.status == 403
-    assert "You don't have access to this feature." in str(caught.value)
-
-
-def test_not_found(emulator):
-    client, dummy = make_client(emulator.url)
-    assert client.get_or_none('/api/v1/monitors/99') is None
-    assert client.delete('/api/v1/monitors/99') is False
+@pytest.mark.parametrize('key, status, text', [
+    ('secret-wrong-key-42', 401, 'GET /api/v1/monitors/99 failed: HTTP 401: authentication failed: check api_key'),
+    ('test-key-noplan', 403, "GET /api/v1/monitors/99 failed: HTTP 403: You don't have access to this feature."),
+    (PRIMARY_KEY, 404, 'GET /api/v1/monitors/99 failed: HTTP 404: Resource not found.'),
+])
+def test_a_refusal_reads_as_what_it_is_without_the_key(emulator, key, status, text):
+    client, dummy = make_client(emulator.url, key=key)
     with pytest.raises(UptimeApiError) as caught:
         client.get('/api/v1/monitors/99')
-    assert caught.value.status == 404
-    assert str(caught.value) == 'GET /api/v1/monitors/99 failed: HTTP 404: Resource not found.'
+    assert caught.value.status == status and str(caught.value).startswith(text), str(caught.value)
+    assert 'secret-wrong-key-42' not in str(caught.value)
+    if status == 404:
+        assert client.get_or_none('/api/v1/monitors/99') is None and client.delete('/api/v1/monitors/99') is False
 
 
-def test_another_accounts_record_is_not_found(emulator):
-    seed(emulator, 1)
-    client, dummy = make_client(emulator.url, key='test-key-other')
-    assert client.get_or_none('/api/v1/monitors/1') is None
+def get_one(client):
+    return client.get('/api/v1/monitors/1')
 
 
-def test_429_waits_as_long_as_retry_after_says(emulator):
-    seed(emulator, 1)
-    emulator.fault('status', status=429, retry_after=7, method='GET')
-    client, sleep = make_client(emulator.url)
-    assert client.get('/api/v1/monitors/1')['name'] == 'm-00'
-    assert sleep.waits == [7.0]
+def create_one(client):
+    return client.create('/api/v1/monitors', MONITOR)
 
 
-def test_get_is_retried_after_503_then_succeeds(emulator):
-    seed(emulator, 1)
+@pytest.mark.parametrize('fault, call, retries, statuses, waits, error', [
+    # A GET is sent again after a 429 (as long as Retry-After says), a 5xx but 500, a broken answer; then gives up.
+    (dict(kind='status', status=429, retry_after=7, method='GET'), get_one, 3, [429, 200], [7.0], None),
+    (dict(kind='status', count=2, status=503, method='GET'), get_one, 3, [503, 503, 200], 2, None),
+    (dict(kind='status', count=10, status=502, method='GET'), get_one, 2, [502] * 3, 2, (502, False, 'HTTP 502')),
+    (dict(kind='status', status=500, method='GET'), get_one, 3, [500], [], (500, False, 'HTTP 500')),
+    (dict(kind='drop', method='GET', status=200), get_one, 3, [None, 200], 1, None),
+    (dict(kind='html', method='GET', status=200), get_one, 3, [200, 200], 1, None),
+    (dict(kind='badjson', method='GET', status=200), get_one, 3, [200, 200], 1, None),
+    (dict(kind='truncated', method='GET', status=200), get_one, 3, [200, 200], 1, None),
+    (dict(kind='drop', count=5, method='GET', status=200), get_one, 1, [None] * 2, 1, (None, False, 'connection failed')),
+    (dict(kind='html', count=5, method='GET', status=200), get_one, 1, [200] * 2, 1, (200, False, 'not the expected JSON (text/html')),
+    (dict(kind='badjson', count=5, method='GET', status=200), get_one, 1, [200] * 2, 1, (200, False, 'not the expected JSON')),
+    (dict(kind='truncated', count=5, method='GET', status=200), get_one, 1, [200] * 2, 1, (None, False, 'failed: ')),
+    # A POST is never sent blind again: only a 429 (refused before processing) is; a lost or 5xx answer is ambiguous.
+    (dict(kind='status', status=429, retry_after=1, method='POST'), create_one, 3, [429, 201], [1.0], None),
+    (dict(kind='status', status=503, method='POST'), create_one, 3, [503], [], (503, True, 'HTTP 503')),
+    (dict(kind='status', status=500, method='POST', when='after'), create_one, 3, [500], [], (500, True, 'HTTP 500')),
+    (dict(kind='drop', method='POST', when='after'), create_one, 3, [None], [], (None, True, 'connection failed')),
+])
+def test_what_is_sent_again_and_how_it_ends(emulator, fault, call, retries, statuses, waits, error):
+    emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='m-00'))
     emulator.clear_log()
-    emulator.fault('status', count=2, status=503, method='GET')
-    client, sleep = make_client(emulator.url)
-    assert client.get('/api/v1/monitors/1')['name'] == 'm-00'
-    assert [entry['status'] for entry in emulator.log()] == [503, 503, 200]
-    assert len(sleep.waits) == 2
-    assert sleep.waits[1] > 0
-
-
-def test_retries_give_up_with_a_clear_message(emulator):
-    emulator.fault('status', count=10, status=502, method='GET')
-    client, sleep = make_client(emulator.url, retries=2)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert caught.value.status == 502
-    assert str(caught.value).startswith('GET /api/v1/monitors failed: HTTP 502')
-    assert len(sleep.waits) == 2
-
-
-def test_post_is_not_retried_after_503(emulator):
-    emulator.fault('status', status=503, method='POST')
-    client, sleep = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.create('/api/v1/monitors', MONITOR)
-    assert caught.value.status == 503
-    assert caught.value.ambiguous
-    assert [entry['method'] for entry in emulator.log()] == ['POST']
-    assert sleep.waits == []
-
-
-def test_post_refused_with_429_is_sent_again(emulator):
-    emulator.fault('status', status=429, retry_after=1, method='POST')
-    client, sleep = make_client(emulator.url)
-    assert client.create('/api/v1/monitors', MONITOR)['name'] == 'web'
-    assert [entry['status'] for entry in emulator.log()] == [429, 201]
-    assert sleep.waits == [1.0]
-
-
-def test_lost_post_answer_is_ambiguous_and_not_repeated(emulator):
-    emulator.fault('drop', method='POST', when='after')
-    client, dummy = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.create('/api/v1/monitors', MONITOR)
-    assert caught.value.ambiguous
-    assert len(emulator.writes()) == 1
-    assert emulator.api('GET', '/api/v1/monitors').json['meta']['total'] == 1
-
-
-def test_timeout_then_success(emulator):
-    # The retry must be answered within the timeout: leave it room on a loaded machine.
-    emulator.fault('delay', seconds=4, method='GET')
-    client, sleep = make_client(emulator.url, timeout=1.5)
-    assert client.get('/api/v1/monitors') == []
-    assert len(sleep.waits) == 1
+    emulator.fault(**fault)
+    client, sleep = make_client(emulator.url, retries=retries)
+    if error is None:
+        assert call(client)['name'] in ('m-00', 'web')
+    else:
+        with pytest.raises(UptimeApiError) as caught:
+            call(client)
+        message = str(caught.value)
+        assert message.startswith(('GET /api/v1/monitors/1 failed: ', 'POST /api/v1/monitors failed: ')), message
+        assert error[2] in message and '\n' not in message and 'Traceback' not in message, message
+        assert (caught.value.ambiguous, error[0] is None or caught.value.status == error[0]) == (error[1], True), message
+    emulator.wait_idle()
+    assert [entry.get('status') for entry in emulator.log()] == statuses
+    assert sleep.waits == waits if isinstance(waits, list) else len(sleep.waits) == waits, sleep.waits
 
 
 def test_timeout_message(emulator):
@@ -195,31 +119,6 @@ def test_timeout_message(emulator):
         client.get('/api/v1/monitors')
     assert str(caught.value) == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout) (2 attempts)'
     emulator.wait_idle()
-
-
-@pytest.mark.parametrize('kind', ['drop', 'html', 'badjson', 'truncated'])
-def test_broken_answers_to_a_get_are_retried(emulator, kind):
-    emulator.fault(kind, method='GET', status=200)
-    client, sleep = make_client(emulator.url)
-    assert client.get('/api/v1/monitors') == []
-    assert len(sleep.waits) == 1
-
-
-@pytest.mark.parametrize('kind, fragment', [
-    ('drop', 'connection failed'),
-    ('html', 'not the expected JSON (text/html'),
-    ('badjson', 'not the expected JSON'),
-    ('truncated', 'failed'),
-])
-def test_broken_answers_end_in_one_clear_line(emulator, kind, fragment):
-    emulator.fault(kind, count=5, method='GET', status=200)
-    client, dummy = make_client(emulator.url, retries=1)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    message = str(caught.value)
-    assert message.startswith('GET /api/v1/monitors failed: ')
-    assert fragment in message
-    assert '\n' not in message and 'Traceback' not in message
 
 
 class ScriptedHandler(http.server.BaseHTTPRequestHandler):
@@ -258,25 +157,18 @@ def scripted():
     server.server_close()
 
 
-def test_redirect_to_login_reads_as_authentication_failure(scripted):
+def test_every_request_carries_auth_accept_and_user_agent_and_a_redirect_to_login_is_a_refused_key(scripted):
     url, handler = scripted
-    handler.answers = [(302, {'Location': url + '/login'}, b'')]
-    client, dummy = make_client(url, key='redirected-key-1234')
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert 'authentication failed: check api_key' in str(caught.value)
-    assert 'redirected-key-1234' not in str(caught.value)
-
-
-def test_every_request_carries_auth_accept_and_user_agent(scripted):
-    url, handler = scripted
-    handler.answers = [(200, {'Content-Type': 'application/json'}, {'data': [], 'status': 200})]
+    handler.answers = [(200, {'Content-Type': 'application/json'}, {'data': [], 'status': 200}),
+                       (302, {'Location': url + '/login'}, b'')]
     client, dummy = make_client(url, key='header-key-1234')
     client.get('/api/v1/monitors')
     headers = handler.seen[0]['headers']
-    assert headers['Authorization'] == 'Bearer header-key-1234'
-    assert headers['Accept'] == 'application/json'
-    assert headers['User-Agent'] == USER_AGENT
+    assert (headers['Authorization'], headers['Accept'], headers['User-Agent']) == (
+        'Bearer header-key-1234', 'application/json', USER_AGENT)
+    with pytest.raises(UptimeApiError) as caught:
+        client.get('/api/v1/monitors')
+    assert 'authentication failed: check api_key' in str(caught.value) and 'header-key-1234' not in str(caught.value)
 
 
 def test_paging_falls_back_to_meta_and_keeps_the_configured_host(scripted):
@@ -321,40 +213,6 @@ def test_paging_stops_on_a_repeated_page(scripted):
     assert len(handler.seen) == 2
 
 
-def test_the_key_never_appears_in_messages(emulator):
-    messages = []
-    emulator.fault('status', count=10, status=503, method='GET')
-    for key in (PRIMARY_KEY, 'another-secret-key'):
-        client, dummy = make_client(emulator.url, key=key, retries=0)
-        for call in (lambda: client.get('/api/v1/monitors'),
-                     lambda: client.create('/api/v1/monitors', {'name': key})):
-            try:
-                call()
-            except UptimeApiError as exc:
-                messages.append((key, str(exc), repr(exc.field_errors)))
-    assert len(messages) == 4
-    for key, message, field_errors in messages:
-        assert key not in message and key not in field_errors
-
-
-def test_post_answered_500_is_ambiguous(emulator):
-    emulator.fault('status', status=500, method='POST', when='after')
-    client, sleep = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.create('/api/v1/monitors', MONITOR)
-    assert caught.value.status == 500 and caught.value.ambiguous
-    assert sleep.waits == []
-
-
-def test_get_answered_500_is_not_retried_and_not_ambiguous(emulator):
-    emulator.fault('status', status=500, method='GET')
-    client, sleep = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert caught.value.status == 500 and not caught.value.ambiguous
-    assert sleep.waits == []
-
-
 @pytest.mark.parametrize('body, absent', [
     ({'message': 'Resource not found.', 'status': 404}, True),
     ({'message': 'No query results for model [App\\Models\\Incident] 42'}, True),
@@ -374,31 +232,6 @@ def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, 
             call()
         assert caught.value.status == 404 and not caught.value.not_found
         assert 'a wrong address or a proxy answered; api_url must be the base address' in str(caught.value)
-
-
-def closed_port():
-    """A local port nothing listens on."""
-    with socket.socket() as probe:
-        probe.bind(('127.0.0.1', 0))
-        return probe.getsockname()[1]
-
-
-def test_a_failure_result_holds_only_what_the_failure_tells(emulator):
-    client, dummy = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as refused:
-        client.create('/api/v1/monitors', dict(MONITOR, interval='61'))
-    result = refused.value.to_result()
-    assert sorted(result) == ['field_errors', 'method', 'path', 'status_code']
-    assert result['status_code'] == 422 and list(result['field_errors']) == ['interval']
-
-    with pytest.raises(UptimeApiError) as missing:
-        client.get('/api/v1/monitors/99')
-    assert missing.value.to_result() == {'status_code': 404, 'method': 'GET', 'path': '/api/v1/monitors/99'}
-
-    unreachable, dummy = make_client('http://127.0.0.1:%d' % closed_port(), retries=0)
-    with pytest.raises(UptimeApiError) as no_answer:
-        unreachable.get('/api/v1/monitors')
-    assert no_answer.value.to_result() == {'method': 'GET', 'path': '/api/v1/monitors'}
 
 
 WITH_PATH = API_URL_HINT + ' (it has the path /uptime)'
@@ -465,23 +298,15 @@ def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wro
 # -- the account's rate limit --------------------------------------------------------------------
 
 
-def test_every_answer_tells_the_client_what_is_left_of_the_rate_limit(emulator):
-    seed(emulator, 1)
-    emulator.rate_limit(10)
-    client, dummy = make_client(emulator.url)
-    assert client.rate_limit.known_remaining() is None
-    client.get('/api/v1/monitors/1')
-    client.get('/api/v1/monitors/1')
-    assert (client.rate_limit.limit, client.rate_limit.known_remaining()) == (10, 8)
-
-
-def test_a_reserve_is_never_spent_and_what_is_held_back_is_never_sent(emulator):
+def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_never_spent(emulator):
     seed(emulator, 1)
     emulator.rate_limit(5)
     client, sleep = make_client(emulator.url, reserve=2)
+    assert client.rate_limit.known_remaining() is None
     emulator.clear_log()
     for dummy in range(3):  # leaves 4, 3, then 2
         client.get('/api/v1/monitors/1')
+    assert (client.rate_limit.limit, client.rate_limit.known_remaining()) == (5, 2)
     with pytest.raises(UptimeApiError) as caught:
         client.get('/api/v1/monitors/1')
     error = caught.value

@@ -17,7 +17,6 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
     UNREACHABLE_BUDGET,
     UptimeApiError,
     UptimeClient,
-    ca_path_problem,
     is_loopback,
     origin,
     transport_warnings,
@@ -72,8 +71,9 @@ def failure(client, call=lambda client: client.get('/api/v1/monitors')):
 
 # -- certificates ------------------------------------------------------------------------------
 
-def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server):
-    client, fake = client_for(https_server.url)
+@pytest.mark.parametrize('ca', [None, 'other-ca'])
+def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server, pki, ca):
+    client, fake = client_for(https_server.url, ca_path=pki.get(ca))
     error, message = failure(client, lambda c: c.create('/api/v1/monitors', {'name': 'web'}))
     assert message.startswith('POST /api/v1/monitors failed: request not sent: the TLS certificate of %s is not '
                               'trusted (' % https_server.url)
@@ -90,16 +90,10 @@ def test_ca_path_to_the_ca_is_trusted(https_server, pki):
 
 
 @pytest.mark.parametrize('variable', ['REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE'])
-def test_the_environment_does_not_override_ca_path(https_server, pki, monkeypatch, variable):
+@pytest.mark.parametrize('option', [{'ca_path': 'ca'}, {'validate_certs': False}])
+def test_the_environment_overrides_neither_ca_path_nor_validate_certs_false(https_server, pki, monkeypatch, variable, option):
     monkeypatch.setenv(variable, pki['other-ca'])
-    client, dummy = client_for(https_server.url, ca_path=pki['ca'])
-    assert client.get('/api/v1/monitors') == []
-
-
-@pytest.mark.parametrize('variable', ['REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE'])
-def test_the_environment_does_not_override_validate_certs_false(https_server, pki, monkeypatch, variable):
-    monkeypatch.setenv(variable, pki['other-ca'])
-    client, dummy = client_for(https_server.url, validate_certs=False)
+    client, dummy = client_for(https_server.url, **{name: pki.get(value, value) for name, value in option.items()})
     assert client.get('/api/v1/monitors') == []
 
 
@@ -111,12 +105,6 @@ def test_without_ca_path_the_environment_bundle_is_used(https_server, pki, monke
     monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['other-ca'])
     client, dummy = client_for(https_server.url)
     failure(client)
-
-
-def test_a_ca_path_of_another_ca_is_not_trusted(https_server, pki):
-    client, dummy = client_for(https_server.url, ca_path=pki['other-ca'])
-    dummy, message = failure(client)
-    assert 'is not trusted' in message and https_server.received == []
 
 
 def test_validate_certs_false_works_and_is_warned_about(https_server):
@@ -160,12 +148,6 @@ def test_a_ca_path_without_a_certificate_is_named(https_server, tmp_path):
     assert fake.waits == [] and https_server.received == []
 
 
-def test_a_missing_ca_path_is_named_before_any_request(tmp_path):
-    assert ca_path_problem(str(tmp_path / 'nope.pem')) == 'ca_path: no such file or directory: %s' % (
-        tmp_path / 'nope.pem')
-    assert ca_path_problem(None) is None
-
-
 # -- warnings and addresses ---------------------------------------------------------------------
 
 @pytest.mark.parametrize('url, validate_certs, expected', [
@@ -179,23 +161,18 @@ def test_a_missing_ca_path_is_named_before_any_request(tmp_path):
     ('https://uptime.example.com', False, ['validate_certs is false: the TLS certificate of '
                                            'https://uptime.example.com:443 is not checked']),
     ('https://127.0.0.1', False, ['validate_certs is false']),
+    ('http://admin:%s@uptime.example.com/' % KEY, True, ['api_url http://uptime.example.com:80 uses http://']),
 ])
 def test_transport_warnings(url, validate_certs, expected):
     warnings = transport_warnings(url, validate_certs)
-    assert len(warnings) == len(expected)
-    for warning, start in zip(warnings, expected):
-        assert warning.startswith(start)
+    assert len(warnings) == len(expected) and all(warning.startswith(start) for warning, start in zip(warnings, expected))
+    assert all(KEY not in warning and 'admin' not in warning for warning in warnings), warnings
+    assert all('API key' in warning and 'unencrypted' in warning for warning in warnings if 'uses http://' in warning)
 
 
-def test_an_unencrypted_address_is_warned_about_with_the_key_kept_out():
-    warning, = transport_warnings('http://admin:%s@uptime.example.com/' % KEY)
-    assert 'API key' in warning and 'unencrypted' in warning and KEY not in warning and 'admin' not in warning
-
-
-@pytest.mark.parametrize('host, loopback', [('localhost', True), ('LOCALHOST.', True), ('127.0.0.1', True),
-                                            ('::1', True), ('[::1]', True), ('127.1.2.3', True),
-                                            ('10.0.0.1', False), ('uptime.example.com', False),
-                                            ('localhost.example.com', False), ('', False)])
+@pytest.mark.parametrize('host, loopback', [
+    ('localhost', True), ('LOCALHOST.', True), ('127.0.0.1', True), ('::1', True), ('[::1]', True), ('127.1.2.3', True),
+    ('10.0.0.1', False), ('uptime.example.com', False), ('localhost.example.com', False), ('', False)])
 def test_is_loopback(host, loopback):
     assert is_loopback(host) is loopback
 
@@ -254,32 +231,24 @@ def closed_port():
         yield sock.getsockname()[1]
 
 
-def test_a_refused_address_is_named_with_the_attempts_and_bounded(closed_port):
-    client, fake = client_for('http://127.0.0.1:%d/api/v1' % closed_port, retries=10)
+@pytest.mark.parametrize('retries', [10, 2])
+def test_a_refused_address_is_named_with_the_attempts_bounded_by_the_budget_and_retries(closed_port, retries):
+    client, fake = client_for('http://127.0.0.1:%d/api/v1' % closed_port, retries=retries)
     dummy, message = failure(client)
     assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % closed_port)
-    assert message.endswith('attempts in %.1f s): is the service running there, and is api_url right?'
-                            % UNREACHABLE_BUDGET)
+    assert message.endswith('s): is the service running there, and is api_url right?'), message
     attempts = int(message.split('(')[1].split(' ')[0])
-    assert attempts == len(fake.waits) + 1 and attempts < 11
-    assert sum(fake.waits) == pytest.approx(UNREACHABLE_BUDGET)
+    assert attempts == len(fake.waits) + 1 and attempts < 11 and (retries == 10 or attempts == 3), message
+    if retries == 10:  # the budget ends the attempts first
+        assert sum(fake.waits) == pytest.approx(UNREACHABLE_BUDGET) and '%.1f s)' % UNREACHABLE_BUDGET in message
+    else:
+        assert sum(fake.waits) < UNREACHABLE_BUDGET
 
 
-def test_retries_still_bound_the_attempts_within_the_budget(closed_port):
-    client, fake = client_for('http://127.0.0.1:%d' % closed_port, retries=2)
-    dummy, message = failure(client)
-    assert '(3 attempts in ' in message and len(fake.waits) == 2 and sum(fake.waits) < UNREACHABLE_BUDGET
-
-
-def test_a_refused_post_is_retried_and_never_ambiguous(closed_port):
+def test_a_refused_post_is_retried_never_ambiguous_and_the_budget_is_shared_by_the_requests_to_one_address(closed_port):
     client, fake = client_for('http://127.0.0.1:%d' % closed_port)
     error, dummy = failure(client, lambda c: c.create('/api/v1/monitors', {'name': 'x'}))
     assert not error.ambiguous and fake.waits
-
-
-def test_the_budget_is_shared_by_the_requests_to_one_address(closed_port):
-    client, fake = client_for('http://127.0.0.1:%d' % closed_port)
-    failure(client)
     waited = len(fake.waits)
     dummy, message = failure(client)
     assert len(fake.waits) == waited and 'attempts' not in message

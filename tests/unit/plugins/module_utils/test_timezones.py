@@ -1,22 +1,22 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 
-"""Timestamps in the account's time zone: instants in, local times sent, UTC instants out."""
+"""Timestamps in the account's time zone: instants in, local times sent, UTC instants out.
+
+That a second run in any zone changes nothing is the idempotence law's (tests/laws, which runs in several zones)."""
 
 from __future__ import annotations
 
 import datetime
-import json
 import zoneinfo
 
 import pytest
-from ansible.module_utils.testing import patch_module_args
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from emulator.control import PRIMARY_KEY
+from module_runner import run_module
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync, client_factory
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
@@ -125,30 +125,18 @@ def test_a_service_without_the_account_endpoint_asks_for_the_option():
     assert 'GET /api/v1/account' in str(caught.value) and 'set account_timezone' in str(caught.value)
 
 
-# -- module runs against the emulator -------------------------------------------
+# -- module runs against the fake service ---------------------------------------
 
-def run(module, args, capsys, check_mode=False):
-    if check_mode:
-        args = dict(args, _ansible_check_mode=True)
-    with patch_module_args(args):
-        with pytest.raises(SystemExit):
-            module.main()
-    return json.loads(capsys.readouterr().out)
+def run(module, args, check_mode=False):
+    return run_module(module.main, args, check_mode=check_mode).result
 
 
-@pytest.fixture
-def connection(emulator, monkeypatch):
-    for name in ('UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_ACCOUNT_TIMEZONE'):
-        monkeypatch.delenv(name, raising=False)
-    return {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'retries': 0}
+def stored(service, kind, record_id):
+    return service.api('GET', '/api/v1/%s/%d' % (kind, record_id)).json['data']
 
 
-def stored(emulator, kind, record_id):
-    return emulator.api('GET', '/api/v1/%s/%d' % (kind, record_id)).json['data']
-
-
-def account_reads(emulator):
-    return [entry for entry in emulator.log() if entry['path'] == '/api/v1/account']
+def account_reads(service):
+    return [entry for entry in service.log() if entry['path'] == '/api/v1/account']
 
 
 def window(start, end, **args):
@@ -163,59 +151,31 @@ def window(start, end, **args):
     (None, '2031-07-10T06:00:00', '2031-07-10T08:00:00', '2031-07-10T06:00:00', '2031-07-10T08:00:00'),
     (NEW_YORK, '2031-01-10T06:00:00+00:00', '2031-07-10T08:00:00Z', '2031-01-10T06:00:00', '2031-07-10T08:00:00'),
 ])
-def test_a_window_lands_on_the_intended_instants_and_settles(emulator, connection, capsys, zone, start, end,
-                                                             stored_start, stored_end):
-    emulator.timezone(zone)
-    created = run(monitor, dict(connection, **window(start, end)), capsys)
-    record = stored(emulator, 'monitors', created['monitor']['id'])
+def test_a_window_lands_on_the_intended_instants(service, fake_connection, zone, start, end, stored_start, stored_end):
+    service.timezone(zone)
+    created = run(monitor, dict(fake_connection, **window(start, end)))
+    record = stored(service, 'monitors', created['monitor']['id'])
     assert record['maintenance_start_at'].startswith(stored_start + '.')
     assert record['maintenance_end_at'].startswith(stored_end + '.')
-    assert created['monitor']['maintenance_start_at'] == stored_start + 'Z'
-    emulator.clear_log()
-    again = run(monitor, dict(connection, **window(start, end)), capsys)
-    assert not again['changed'] and again['monitor']['maintenance_end_at'] == stored_end + 'Z'
-    assert not emulator.writes()
+    assert (created['monitor']['maintenance_start_at'], created['monitor']['maintenance_end_at']) == (
+        stored_start + 'Z', stored_end + 'Z')
 
 
-def test_the_zone_costs_one_request_and_only_for_tasks_with_local_times(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
-    emulator.clear_log()
-    run(monitor, dict(connection, name='plain', url='https://plain.example.com', interval=60), capsys)
-    assert account_reads(emulator) == []
-    emulator.clear_log()
-    run(monitor, dict(connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
-    assert len(account_reads(emulator)) == 1
-    emulator.clear_log()
-    given = run(monitor, dict(connection, account_timezone=NEW_YORK,
-                              **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
-    assert not given['changed'] and account_reads(emulator) == []
-
-
-def test_the_zone_option_comes_from_the_environment(emulator, connection, capsys, monkeypatch):
-    emulator.timezone(KOLKATA)
-    monkeypatch.setenv('UPTIME_ACCOUNT_TIMEZONE', KOLKATA)
-    emulator.clear_log()
-    created = run(monitor, dict(connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
-    assert created['monitor']['maintenance_start_at'] == '2031-01-10T00:30:00Z' and account_reads(emulator) == []
-
-
-def test_a_wrong_zone_fails_naming_both_instants_and_the_zone(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
-    created = run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
-    result = run(monitor, dict(connection, account_timezone='UTC',
-                               **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')), capsys)
-    assert result['failed']
-    assert '2031-01-10T11:00:00Z' in result['msg'] and '2031-01-10T06:00:00Z' in result['msg']
-    assert 'UTC (option account_timezone)' in result['msg']
-    assert created['monitor']['id']
-
-
-def test_check_mode_predicts_the_instants_without_writing(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
-    predicted = run(monitor, dict(connection, **window('2031-07-10T06:00:00', '2031-07-10T08:00:00')), capsys,
-                    check_mode=True)
-    assert predicted['changed'] and predicted['monitor']['maintenance_start_at'] == '2031-07-10T10:00:00Z'
-    assert not emulator.writes()
+def test_the_zone_costs_one_request_and_only_for_tasks_with_local_times(service, fake_connection, monkeypatch):
+    service.timezone(NEW_YORK)
+    service.clear_log()
+    run(monitor, dict(fake_connection, name='plain', url='https://plain.example.com', interval=60))
+    assert account_reads(service) == []
+    service.clear_log()
+    run(monitor, dict(fake_connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
+    assert len(account_reads(service)) == 1
+    service.clear_log()
+    given = run(monitor, dict(fake_connection, account_timezone=NEW_YORK,
+                              **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
+    assert not given['changed'] and account_reads(service) == []
+    monkeypatch.setenv('UPTIME_ACCOUNT_TIMEZONE', NEW_YORK)  # the option from the environment
+    from_environment = run(monitor, dict(fake_connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
+    assert not from_environment['changed'] and account_reads(service) == []
 
 
 def local_now(zone, hours_ago):
@@ -224,16 +184,14 @@ def local_now(zone, hours_ago):
 
 
 @pytest.mark.parametrize('zone', [NEW_YORK, KOLKATA])
-def test_an_incident_three_hours_ago_in_local_time_opens_once(emulator, connection, capsys, zone):
-    emulator.timezone(zone)
-    shop = run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
-    args = dict(connection, monitor='shop', started_at=local_now(zone, 3), cause='db')
-    opened = run(incident, args, capsys)
+def test_an_incident_three_hours_ago_in_local_time_lands_on_its_instant(service, fake_connection, zone):
+    service.timezone(zone)
+    shop = run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
+    args = dict(fake_connection, monitor='shop', started_at=local_now(zone, 3), cause='db')
+    opened = run(incident, args)
     assert opened['changed'] and not opened.get('failed'), opened.get('msg')
-    record = stored(emulator, 'incidents', opened['incident']['id'])
+    record = stored(service, 'incidents', opened['incident']['id'])
     assert to_utc_timestamp(record['started_at']) == to_utc_timestamp(args['started_at'], 'x', AccountZone(zone))
-    again = run(incident, args, capsys)
-    assert not again['changed'] and again['incident']['id'] == opened['incident']['id']
     assert shop['monitor']['id'] == record['monitor']['id']
 
 
@@ -242,118 +200,117 @@ def test_an_incident_three_hours_ago_in_local_time_opens_once(emulator, connecti
     ('2026-07-15T09:00:00', '2026-07-15T10:00:00', '2026-07-15T13:00:00'),
     ('2026-07-15T09:00:00+02:00', '2026-07-15T10:00:00+02:00', '2026-07-15T07:00:00'),
 ])
-def test_incident_times_land_on_their_instants_in_january_and_july(emulator, connection, capsys,
+def test_incident_times_land_on_their_instants_in_january_and_july(service, fake_connection,
                                                                    started_at, ended_at, stored_start):
-    emulator.timezone(NEW_YORK)
-    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
-    args = dict(connection, monitor='shop', started_at=started_at, ended_at=ended_at)
-    opened = run(incident, args, capsys)
+    service.timezone(NEW_YORK)
+    run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
+    args = dict(fake_connection, monitor='shop', started_at=started_at, ended_at=ended_at)
+    opened = run(incident, args)
     assert opened['incident']['started_at'] == stored_start + 'Z' and opened['incident']['duration'] == 3600
-    again = run(incident, args, capsys)
-    assert not again['changed']
 
 
-def test_resolving_now_sends_the_local_time_of_now(emulator, connection, capsys):
-    emulator.timezone(KOLKATA)
-    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
-    run(incident, dict(connection, monitor='shop', started_at='2026-01-15T09:00:00'), capsys)
-    resolved = run(incident, dict(connection, monitor='shop', state='resolved'), capsys)
+def test_resolving_now_sends_the_local_time_of_now(service, fake_connection):
+    service.timezone(KOLKATA)
+    run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
+    run(incident, dict(fake_connection, monitor='shop', started_at='2026-01-15T09:00:00'))
+    resolved = run(incident, dict(fake_connection, monitor='shop', state='resolved'))
     assert resolved['changed'] and not resolved.get('failed'), resolved.get('msg')
     ended = datetime.datetime.strptime(resolved['incident']['ended_at'], '%Y-%m-%dT%H:%M:%SZ')
     lag = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - ended
     assert datetime.timedelta(0) <= lag < datetime.timedelta(minutes=5)
 
 
-def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
+def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read(service, fake_connection):
+    service.timezone(NEW_YORK)
     config = [dict(window('2031-01-10T06:00:00', '2031-01-10T08:00:00'), name='m%d' % number) for number in range(3)]
-    first = run(monitors, dict(connection, state='merged', config=config), capsys)
+    first = run(monitors, dict(fake_connection, state='merged', config=config))
     assert first['summary']['created'] == 3
     assert {view['maintenance_start_at'] for view in first['after']} == {'2031-01-10T11:00:00Z'}
-    emulator.clear_log()
-    second = run(monitors, dict(connection, state='replaced', config=config), capsys)
-    assert not second['changed'] and len(account_reads(emulator)) == 1
+    service.clear_log()
+    second = run(monitors, dict(fake_connection, state='replaced', config=config))
+    assert not second['changed'] and len(account_reads(service)) == 1
 
 
-def test_an_export_applied_to_an_account_in_another_zone_keeps_the_instants(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
-    run(monitor, dict(connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')), capsys)
-    gathered = run(monitors, dict(connection, state='gathered'), capsys)['gathered']
-    emulator.reset()
-    emulator.timezone(KOLKATA)
-    run(monitors, dict(connection, state='merged', config=gathered), capsys)
-    record = emulator.api('GET', '/api/v1/monitors').json['data'][0]
+def test_an_export_applied_to_an_account_in_another_zone_keeps_the_instants(service, fake_connection):
+    service.timezone(NEW_YORK)
+    run(monitor, dict(fake_connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
+    gathered = run(monitors, dict(fake_connection, state='gathered'))['gathered']
+    service.reset()
+    service.timezone(KOLKATA)
+    run(monitors, dict(fake_connection, state='merged', config=gathered))
+    record = service.api('GET', '/api/v1/monitors').json['data'][0]
     assert record['maintenance_start_at'].startswith('2031-01-10T11:00:00.')
 
 
-def test_a_bulk_sync_without_local_times_reads_no_zone(emulator):
-    emulator.timezone(NEW_YORK)
-    params = dict(api_url=emulator.url, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=10, retries=0)
-    sync = MonitorSync(UptimeClient(**params), client_factory(params))
+def test_a_bulk_sync_without_local_times_reads_no_zone(service):
+    service.timezone(NEW_YORK)
+    sync = MonitorSync(service.client(), lambda sleep: service.client(sleep=sleep))
     config = [dict(window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z'), name='instant')]
-    emulator.clear_log()
+    service.clear_log()
     result = sync.run(dict(state='merged', config=config, workers=1), lambda values: None)
     assert result['summary']['created'] == 1
     # Sending an instant needs the zone: read once, by the write.
-    assert len(account_reads(emulator)) == 1
-    emulator.clear_log()
-    again = MonitorSync(UptimeClient(**params), client_factory(params)).run(
-        dict(state='merged', config=config, workers=1), lambda values: None)
-    assert not again['changed'] and account_reads(emulator) == []
+    assert len(account_reads(service)) == 1
+    service.clear_log()
+    again = sync.run(dict(state='merged', config=config, workers=1), lambda values: None)
+    assert not again['changed'] and account_reads(service) == [], 'a sync that sends nothing read the zone'
 
 
-def test_a_local_time_in_the_future_everywhere_is_refused_before_the_zone_is_read(emulator, connection, capsys):
-    emulator.timezone(KOLKATA)
-    run(monitor, dict(connection, name='shop', url='https://shop.example.com', interval=60), capsys)
-    emulator.clear_log()
+def test_a_local_time_in_the_future_everywhere_is_refused_before_the_zone_is_read(service, fake_connection):
+    service.timezone(KOLKATA)
+    run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
+    service.clear_log()
     tomorrow = local_now('Pacific/Kiritimati', -24)  # a day ahead of the zone furthest ahead of UTC
-    result = run(incident, dict(connection, monitor='shop', started_at=tomorrow), capsys)
+    result = run(incident, dict(fake_connection, monitor='shop', started_at=tomorrow))
     assert result['failed'] and result['field'] == 'started_at' and 'in the future' in result['msg']
-    assert emulator.log() == []
+    assert service.log() == []
 
 
-def test_a_window_in_the_repeated_hour_is_refused_before_any_write(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
-    result = run(monitor, dict(connection, **window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z')), capsys)
+def test_a_window_in_the_repeated_hour_is_refused_before_any_write(service, fake_connection):
+    service.timezone(NEW_YORK)
+    result = run(monitor, dict(fake_connection, **window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z')))
     assert result['failed'] and result['field'] == 'maintenance_start_at' and 'occurs twice' in result['msg']
     config = [dict(window('2031-11-02T04:00:00Z', '2031-11-02T05:30:00Z'), name='first'),
               dict(window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z'), name='second')]
-    planned = run(monitors, dict(connection, state='merged', config=config), capsys, check_mode=True)
+    planned = run(monitors, dict(fake_connection, state='merged', config=config), check_mode=True)
     assert planned['failed'] and 'config[1].maintenance_start_at' in planned['msg'] and "(monitor 'second')" in planned['msg']
     assert 'occurs twice' in planned['msg']
-    result = run(monitors, dict(connection, state='merged', config=config), capsys)
+    result = run(monitors, dict(fake_connection, state='merged', config=config))
     assert result['failed'] and 'config[1].maintenance_start_at' in result['msg']
-    assert not emulator.writes()
+    assert not service.writes()
 
 
 @pytest.mark.parametrize('module', [monitor, monitors])
-def test_a_local_start_and_an_instant_end_are_ordered_as_instants(emulator, connection, capsys, module):
-    emulator.timezone(KOLKATA)
+def test_a_local_start_and_an_instant_end_are_ordered_as_instants(service, fake_connection, module):
+    service.timezone(KOLKATA)
 
     def apply(end):
         entry = window('2031-01-10T06:00:00', end)  # 06:00 in Kolkata is 00:30Z
-        return run(module, dict(connection, **entry) if module is monitor
-                   else dict(connection, state='merged', config=[entry]), capsys)
+        return run(module, dict(fake_connection, **entry) if module is monitor
+                   else dict(fake_connection, state='merged', config=[entry]))
     applied = apply('2031-01-10T01:00:00Z')
     assert applied['changed'] and not applied.get('failed'), applied.get('msg')
-    assert stored(emulator, 'monitors', 1)['maintenance_start_at'].startswith('2031-01-10T00:30:00.')
+    assert stored(service, 'monitors', 1)['maintenance_start_at'].startswith('2031-01-10T00:30:00.')
     inverted = apply('2031-01-10T00:00:00Z')
     assert inverted['failed'] and 'maintenance_end_at' in inverted['msg'] and '00:30:00Z' in inverted['msg']
 
 
-def test_a_wrong_zone_fails_on_the_create_that_shows_it(emulator, connection, capsys):
-    emulator.timezone(NEW_YORK)
-    emulator.clear_log()
-    result = run(monitor, dict(connection, account_timezone='UTC',
-                               **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')), capsys)
+@pytest.mark.parametrize('existing', [False, True])
+def test_a_wrong_zone_fails_on_the_write_that_shows_it(service, fake_connection, existing):
+    service.timezone(NEW_YORK)
+    if existing:
+        run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
+    service.clear_log()
+    result = run(monitor, dict(fake_connection, account_timezone='UTC',
+                               **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')))
     assert result['failed'] and 'UTC (option account_timezone)' in result['msg']
     assert '2031-01-10T11:00:00Z' in result['msg'] and '2031-01-10T06:00:00Z' in result['msg']
-    emulator.reset()
-    emulator.timezone(NEW_YORK)
-    emulator.clear_log()
-    right = run(monitor, dict(connection, account_timezone=NEW_YORK,
-                              **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')), capsys)
+    service.reset()
+    service.timezone(NEW_YORK)
+    service.clear_log()
+    right = run(monitor, dict(fake_connection, account_timezone=NEW_YORK,
+                              **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')))
     assert right['changed'] and right['monitor']['maintenance_start_at'] == '2031-01-10T06:00:00Z'
     # The one request the given zone costs: the created record, read back; no account read.
-    assert [(entry['method'], entry['path']) for entry in emulator.log()] == [
+    assert [(entry['method'], entry['path']) for entry in service.log()] == [
         ('GET', '/api/v1/monitors'), ('POST', '/api/v1/monitors'), ('GET', '/api/v1/monitors/1')]

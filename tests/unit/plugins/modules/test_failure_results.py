@@ -8,11 +8,12 @@ from __future__ import annotations
 import socket
 
 import pytest
+from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import API_URL_HINT
 from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
 
-# One task of each module; each reads the service before anything else.
+# One task of each module, with no retry (each answer is the one the failure reports); each reads the service before anything else.
 TASKS = {
     'monitor': (monitor.main, dict(name='shop', url='https://shop.example.com', interval=60)),
     'monitor absent': (monitor.main, dict(name='shop', state='absent')),
@@ -22,12 +23,6 @@ TASKS = {
     'incident': (incident.main, dict(monitor='shop', cause='down')),
     'incident_info': (incident_info.main, {}),
 }
-
-
-@pytest.fixture
-def connection(connection):  # pylint: disable=redefined-outer-name
-    """No retry: each answer is the one the failure reports."""
-    return dict(connection, retries=0)
 
 
 def closed_port():
@@ -44,36 +39,30 @@ def closed_port():
     (dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
 ])
 def test_every_module_names_api_url_when_it_has_a_path_the_service_is_not_at(
-        emulator, connection, run, task, fault, words):
+        emulator, connection, task, fault, words):
     if fault:
         emulator.fault(count=10, **fault)
     main, args = TASKS[task]
-    result = run(main, dict(connection, api_url=emulator.url + '/uptime', **args))
+    result = run_module(main, dict(connection, retries=0, api_url=emulator.url + '/uptime', **args)).result
     assert result['failed'] and not result.get('changed'), result
     assert result['msg'].startswith('GET /uptime/api/v1/') and words in result['msg'], result['msg']
     assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in result['msg']
     assert result['status_code'] == int(words[5:8]) and 'field_errors' not in result
 
 
-def test_a_failure_without_an_answer_has_no_status_code(connection, run):
-    result = run(monitor_info.main, dict(connection, api_url='http://127.0.0.1:%d' % closed_port()))
-    assert result['failed'] and 'connection refused' in result['msg']
-    assert result['method'] == 'GET' and result['path'] == '/api/v1/monitors'
-    assert 'status_code' not in result and 'field_errors' not in result
-
-
-def test_an_answer_without_named_fields_has_no_field_errors(connection, run):
-    result = run(monitor_info.main, dict(connection, api_key='wrong-key-1234567'))
-    assert result['failed'] and result['status_code'] == 401
-    assert 'field_errors' not in result
-
-
-def test_fields_the_service_refused_are_returned(emulator, connection, run):
-    run(monitor.main, dict(connection, name='shop', url='https://shop.example.com', interval=60))
-    other = run(monitor.main, dict(connection, name='blog', url='https://blog.example.com', interval=60))
-    taken = run(monitor.main, dict(connection, id=other['monitor']['id'], name='shop'))
-    assert taken['failed'] and taken['status_code'] == 422 and taken['method'] == 'PUT'
-    assert taken['field_errors'] == {'name': ['The name has already been taken.']}
+@pytest.mark.parametrize('args, keys', [
+    (dict(api_url='http://127.0.0.1:%d' % closed_port()), dict(method='GET', path='/api/v1/monitors')),  # no answer
+    (dict(api_key='wrong-key-1234567'), dict(status_code=401, method='GET', path='/api/v1/monitors')),  # no fields named
+    (dict(id=2, name='shop'), dict(status_code=422, method='PUT', path='/api/v1/monitors/2',
+                                   field_errors={'name': ['The name has already been taken.']})),
+])
+def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connection, args, keys):
+    for name in ('shop', 'blog'):
+        run_module(monitor.main, dict(connection, name=name, url='https://%s.example.com' % name, interval=60))
+    main = monitor.main if 'name' in args else monitor_info.main
+    result = run_module(main, dict(connection, retries=0, **args)).result
+    assert result['failed'] and {key: result.get(key) for key in ('status_code', 'method', 'path', 'field_errors')} == dict(
+        dict.fromkeys(('status_code', 'method', 'path', 'field_errors')), **keys), result
 
 
 SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
@@ -90,8 +79,8 @@ SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
     (monitor.main, dict(SHOP, interval=float('inf')), 'interval'),
     (incident_info.main, dict(limit=float('nan')), 'limit'),
 ])
-def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, run, main, args, field):
-    result = run(main, dict(connection, **args))
+def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, main, args, field):
+    result = run_module(main, dict(connection, retries=0, **args)).result
     assert result['failed'] and result['field'] == field and result['msg'].startswith(field + ': '), result
     assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
     assert emulator.log() == []
