@@ -90,12 +90,13 @@ def alerts(draw, secret=None):
 def monitors(draw, name=None, secret=None, full=True):
     """Options of the ``monitor`` module (and entries of ``monitors``) that the service accepts.
 
-    ``secret`` (a string) goes where the drawn form puts it: the URL, a header, the password or an alert.
+    ``name`` is a name or a strategy of names. ``secret`` goes where the drawn form puts it: the URL, a header, the password or an alert.
     """
     where = draw(st.sampled_from(['url', 'header', 'password', 'alert'])) if secret is not None else None
     if where == 'url' and not str(secret).isascii():
         where = 'password'  # a URL holds ASCII (anything else is percent-encoded, shown otherwise than given)
-    args = {'name': name if name is not None else draw(names()),
+    name = names() if name is None else name
+    args = {'name': draw(name) if isinstance(name, st.SearchStrategy) else name,
             'url': draw(urls(secret if where == 'url' else None)),
             'interval': draw(as_given(draw(st.sampled_from([60, 300, 3600]))))}
     if not full:
