@@ -53,7 +53,7 @@ def start(emulator, mode, monitors, opened=()):
                             for args in opened], **mode)
 
 
-@budget(40)
+@budget(100)
 @given(mode=MODES, monitors=START, data=st.data())
 @example(mode={'zone': None, 'ignore_case': False, 'clock': -5}, monitors=[API], data=None).via('issue 35 item 12')
 @example(mode={'zone': 'America/New_York', 'ignore_case': False, 'clock': 0},
@@ -77,7 +77,7 @@ def test_idempotence(emulator, connection, mode, monitors, data):
               first=first.result, second=second.result)
 
 
-@budget(40)
+@budget(100)
 @given(mode=MODES, monitors=START, opened=st.booleans(), data=st.data())
 @example(mode={'zone': None, 'ignore_case': True, 'clock': 0}, monitors=[API], opened=False, data=None).via('issue 35 item 1')
 def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data):
@@ -107,7 +107,7 @@ def reordered(entries, shuffle):
             for entry in entries]
 
 
-@budget(40)
+@budget(80)
 @given(mode=MODES.map(lambda mode: dict(mode, clock=0)), monitors=START.filter(bool), source=st.sampled_from(['export', 'gathered']),
        target=st.sampled_from(['monitor', 'merged', 'replaced', 'overridden']), shuffle=st.booleans())
 @example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='export', target='monitor',
@@ -138,7 +138,7 @@ def test_round_trip(emulator, connection, mode, monitors, source, target, shuffl
           results=[each.result for each in runs])
 
 
-@budget(30)
+@budget(40)
 @given(secret=gen.SECRETS, data=st.data(), zone=st.sampled_from(gen.ZONES))
 @example(secret='Sup3rS3cret', data=None, zone=None).via('issue 35 item 10: credentials in a URL')
 def test_no_secret(emulator, connection, secret, data, zone):
@@ -167,7 +167,7 @@ def test_no_secret(emulator, connection, secret, data, zone):
 ISOLATION_TASKS = st.sampled_from(['monitor', 'absent', 'absent by id', 'merged', 'deleted', 'incident', 'overridden []'])
 
 
-@budget(40)
+@budget(80)
 @given(mode=MODES.map(lambda mode: dict(mode, clock=0)), seed=st.sampled_from(gen.NAME_SEEDS) | gen.names(), data=st.data(),
        kind=ISOLATION_TASKS)
 @example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='monitor').via('issue 35 item 1')

@@ -109,4 +109,4 @@ class Account(RuleBasedStateMachine):
 def test_sequences(emulator, connection):
     """Any sequence of tasks on names that differ in case: the model holds, each task is idempotent, gathered applies back."""
     Account.emulator, Account.connection = emulator, connection
-    run_state_machine_as_test(Account, settings=settings(budget(12), stateful_step_count=10))
+    run_state_machine_as_test(Account, settings=settings(budget(25), stateful_step_count=10))
