@@ -78,6 +78,8 @@ def alerts(draw, secret=None):
     """Alerts of every channel; webhook-style and telegram values hold ``secret`` when given."""
     items = draw(st.lists(st.sampled_from([{'key': 'email', 'value': 'ops@example.org'}, {'key': 'sms', 'value': '+4912345'},
                                            {'key': 'email', 'value': 'ops@localhost'}]), max_size=2, unique_by=str))
+    if draw(st.integers(0, 4)) == 0:  # a masked value as a read shows it: "keep the stored one"
+        items.append({'key': 'slack', 'value': 'https://hooks.slack.com/%s' % MASK})
     if secret is not None:
         channel = draw(st.sampled_from(URL_CHANNELS + ['telegram']))
         value = '%s -100%d' % (secret, draw(st.integers(1, 99))) if channel == 'telegram' else \
@@ -110,7 +112,7 @@ def monitors(draw, name=None, secret=None, full=True):
             args[option] = draw(as_given(draw(st.sampled_from(values))))
     if where == 'password' or draw(st.booleans()):
         args['request_auth_username'] = 'user'
-        args['request_auth_password'] = secret if where == 'password' else 'plain-pass1'
+        args['request_auth_password'] = secret if where == 'password' else draw(st.sampled_from(['plain-pass1', MASK]))
     if draw(st.booleans()) or where == 'header':
         args['request_headers'] = draw(headers(secret if where == 'header' else None))
     if draw(st.booleans()) or where == 'alert':
