@@ -1,0 +1,75 @@
+"""What every law needs: a fresh account in a drawn mode, the modules run in-process, the stored records and the
+writes sent, and an assertion that says which promise broke and shows the input."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, settings
+
+from emulator.control import PRIMARY_KEY
+from module_runner import run_module
+
+from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
+
+MODULES = {'monitor': monitor, 'monitors': monitors, 'incident': incident, 'monitor_info': monitor_info,
+           'incident_info': incident_info}
+# The examples a law runs in CI (the 'ci' profile, derandomized): the laws session keeps within about 3 minutes on
+# two busy cores. The 'deep' profile runs 1000 of each.
+LAW = dict(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+
+def budget(ci_examples):
+    """The settings of a law: ``ci_examples`` examples unless a profile with more (deep) is loaded."""
+    deep = settings.default.max_examples
+    return settings(max_examples=deep if deep > 100 else ci_examples, **LAW)
+
+
+def fresh(emulator, zone=None, ignore_case=False, clock=0, stored=(), incidents=()):
+    """An account of ``zone`` holding ``stored`` monitors (service fields) and ``incidents``, nothing logged."""
+    emulator.wait_idle()
+    emulator.reset()
+    if zone:
+        emulator.timezone(zone)
+    if ignore_case:
+        emulator.names(True)
+    if clock:
+        emulator.clock(clock)
+    ids = emulator.records(monitors=list(stored), incidents=list(incidents))['monitors'] if stored else []
+    emulator.clear_log()
+    return ids
+
+
+def run(connection, module, args, check_mode=False, diff=True):
+    return run_module(MODULES[module].main, dict(connection, **args), check_mode=check_mode, diff=diff)
+
+
+def stored(emulator):
+    """Every monitor and incident of the account as the service holds it, secrets in clear."""
+    found = {}
+    for kind in ('monitors', 'incidents'):
+        answer = emulator.api('GET', '/api/v1/%s' % kind, api_key=PRIMARY_KEY, params={'per_page': 100}).json
+        found[kind] = sorted(answer['data'], key=lambda item: item['id'])
+    return found
+
+
+def writes(emulator):
+    """The writes sent since the log was last cleared; the log is cleared again."""
+    sent = ['%s %s' % (entry['method'], entry['path']) for entry in emulator.writes()]
+    emulator.clear_log()
+    return sent
+
+
+def holds(condition, promise, **shown):
+    """Assert a law: when it breaks, say which promise and show the input and what came out."""
+    assert condition, '%s broke for:\n%s' % (promise, json.dumps(shown, indent=1, default=repr, ensure_ascii=False)[:6000])
+
+
+def quiet(result, *times):
+    """A result or diff without the times the task chose (now, as the service's clock or this one saw it)."""
+    if isinstance(result, dict):
+        return {key: quiet(value, *times) for key, value in result.items()
+                if key not in times + ('created_at', 'updated_at', 'invocation', 'msg', 'duration', 'after_header')}
+    if isinstance(result, list):
+        return [quiet(value, *times) for value in result]
+    return result

@@ -1,0 +1,142 @@
+"""Generators of accepted input for the laws: names, secrets, monitors and times as users give them.
+
+Accepted means what the modules' argument specs and the service's rules (../shared/spec/service-facts.md) take, in
+every form a user may write it: unicode and case variants of names, numbers as strings, masked values, reordered
+header and alert lists, empty lists against null, times at the edges of the account's zone.
+"""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import strategies as st
+
+MASK = '********'
+ZONES = [None, 'America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Pacific/Chatham']
+# Local times at the edges of those zones: a daylight-saving gap and fold, the first and last years the service
+# takes, a leap day; a window starts at one and ends hours later (so it stays later in every zone).
+EDGE_TIMES = ['2030-03-10T02:30:00', '2030-11-03T01:30:00', '2030-03-31T02:30:00', '2030-10-27T02:30:00',
+              '2030-04-07T01:45:00', '1000-01-02T00:00:00', '9999-12-30T00:00:00', '2028-02-29T23:59:59',
+              '2030-01-01T00:00:00Z', '2030-07-01T12:00:00+05:45']
+# Names that case, unicode and the service's search (LIKE, backslash) make hard; variants are made from them.
+NAME_SEEDS = ['api', 'Web', 'straße', 'İstanbul', 'ǅemo', 'ﬁle', 'café', 'Ωmega', '%_x', 'a\\b', 'ＡＢＣ', 'shop 1']
+NAME_CHARS = st.characters(whitelist_categories=('L', 'N', 'P', 'S'), whitelist_characters=' ')
+SENSITIVE_HEADERS = ['Authorization', 'X-Api-Key', 'cookie', 'X-AUTH-TOKEN', 'Proxy-Authorization']
+PLAIN_HEADERS = ['Accept', 'X-Trace', 'User-Agent']
+URL_CHANNELS = ['webhook', 'slack', 'teams', 'discord', 'flock']
+
+
+def variants(name):
+    """Names a user may mean as ``name`` or write by mistake: other cases, unicode folds, spaces around."""
+    return st.sampled_from([name, name.upper(), name.lower(), name.swapcase(), name.title(), name.casefold(),
+                            ' %s ' % name])
+
+
+@st.composite
+def names(draw):
+    base = draw(st.sampled_from(NAME_SEEDS) | st.text(NAME_CHARS, min_size=1, max_size=12).filter(str.strip))
+    return draw(variants(base)).strip()[:128] if draw(st.booleans()) else base
+
+
+# A secret: at least 6 characters, letters and digits (unicode ones too) with a digit and a letter, so that no
+# timestamp, id or word of the output holds it by chance; or a number (given as a number where an option takes it).
+ALNUM = st.characters(whitelist_categories=('Lu', 'Ll', 'Nd'), max_codepoint=0x2FFF)
+TEXT_SECRETS = st.text(ALNUM, min_size=6, max_size=24).filter(
+    lambda s: any(c.isdigit() for c in s) and any(c.isalpha() for c in s) and s.isalnum())
+ASCII_SECRETS = st.text(string.ascii_letters + string.digits, min_size=6, max_size=24).filter(
+    lambda s: any(c.isdigit() for c in s) and any(c.isalpha() for c in s))
+SECRETS = TEXT_SECRETS | st.integers(10 ** 8, 10 ** 15)
+
+
+def as_given(value):
+    """A number or boolean as a user may write it: itself or a string of it."""
+    return st.sampled_from([value, str(value)]) if not isinstance(value, bool) else st.sampled_from(
+        [value, 'yes' if value else 'no', str(value).lower()])
+
+
+@st.composite
+def urls(draw, secret=None):
+    """A monitor URL, with user-info and a secret query parameter holding ``secret`` when given."""
+    host = draw(st.sampled_from(['intranet.example.org', 'localhost', '[2001:db8::1]', 'shop.example.com.']))
+    user = 'admin:%s@' % secret if secret is not None and draw(st.booleans()) else ''
+    query = '?api_key=%s&page=2' % secret if secret is not None and not user else draw(st.sampled_from(['', '?q=1']))
+    return 'https://%s%s/%s%s' % (user, host, draw(st.sampled_from(['', 'health', 'a/b'])), query)
+
+
+@st.composite
+def headers(draw, secret=None):
+    """Request headers: none, an empty list, or a few, a sensitive one holding ``secret`` when given."""
+    items = [{'key': draw(st.sampled_from(PLAIN_HEADERS)), 'value': draw(st.sampled_from(['1', 'text/html', MASK]))}
+             for _ in range(draw(st.integers(0, 2)))]
+    if secret is not None:
+        items.append({'key': draw(st.sampled_from(SENSITIVE_HEADERS)), 'value': 'Bearer %s' % secret})
+    return draw(st.permutations(items)) if items else draw(st.sampled_from([None, []]))
+
+
+@st.composite
+def alerts(draw, secret=None):
+    """Alerts of every channel; webhook-style and telegram values hold ``secret`` when given."""
+    items = draw(st.lists(st.sampled_from([{'key': 'email', 'value': 'ops@example.org'}, {'key': 'sms', 'value': '+4912345'},
+                                           {'key': 'email', 'value': 'ops@localhost'}]), max_size=2, unique_by=str))
+    if draw(st.integers(0, 4)) == 0:  # a masked value as a read shows it: "keep the stored one"
+        items.append({'key': 'slack', 'value': 'https://hooks.slack.com/%s' % MASK})
+    if secret is not None:
+        channel = draw(st.sampled_from(URL_CHANNELS + ['telegram']))
+        value = '%s -100%d' % (secret, draw(st.integers(1, 99))) if channel == 'telegram' else \
+            'https://hooks.%s.example.com/services/%s' % (channel, secret)
+        items.append({'key': channel, 'value': value})
+    return draw(st.permutations(items)) if items else draw(st.sampled_from([None, []]))
+
+
+@st.composite
+def monitors(draw, name=None, secret=None, full=True):
+    """Options of the ``monitor`` module (and entries of ``monitors``) that the service accepts.
+
+    ``name`` is a name or a strategy of names. ``secret`` goes where the drawn form puts it: the URL, a header, the password or an alert.
+    """
+    where = draw(st.sampled_from(['url', 'header', 'password', 'alert'])) if secret is not None else None
+    if where == 'url' and not str(secret).isascii():
+        where = 'password'  # a URL holds ASCII (anything else is percent-encoded, shown otherwise than given)
+    name = names() if name is None else name
+    args = {'name': draw(name) if isinstance(name, st.SearchStrategy) else name,
+            'url': draw(urls(secret if where == 'url' else None)),
+            'interval': draw(as_given(draw(st.sampled_from([60, 300, 3600]))))}
+    if not full:
+        return args
+    if draw(st.booleans()):
+        args['alert_condition'] = draw(st.sampled_from(['url_text', 'url_no_text']))
+        args['alert_text_lookup'] = draw(st.sampled_from([MASK, 'OK', 'ünïcode ok']))
+    for option, values in (('request_method', ['GET', 'HEAD', 'POST']), ('ssl_alert_days', [0, 7, 60]),
+                           ('domain_alert_days', [0, 30, 90, 180]), ('cache_buster', [True, False])):
+        if draw(st.booleans()):
+            args[option] = draw(as_given(draw(st.sampled_from(values))))
+    if where == 'password' or draw(st.booleans()):
+        args['request_auth_username'] = 'user'
+        args['request_auth_password'] = secret if where == 'password' else draw(st.sampled_from(['plain-pass1', MASK]))
+    if draw(st.booleans()) or where == 'header':
+        args['request_headers'] = draw(headers(secret if where == 'header' else None))
+    if draw(st.booleans()) or where == 'alert':
+        args['alerts'] = draw(alerts(secret if where == 'alert' else None))
+    if draw(st.booleans()):
+        start = draw(st.sampled_from(EDGE_TIMES))
+        args['maintenance_start_at'] = start
+        year = int(start[:4])
+        args['maintenance_end_at'] = '9999-12-31T12:00:00' if year == 9999 else '%04d%s28T00:00:00' % (year + 1, start[4:8])
+    return args
+
+
+def record(args):
+    """What ``args`` (module options) are as the service's create takes them: to store a monitor directly."""
+    fields = dict({'request_method': 'GET', 'alert_condition': 'url_unavailable'},
+                  **{key: value for key, value in args.items() if value is not None and key not in ('paused', 'state')})
+    fields['name'] = str(fields['name']).strip()
+    for key in ('maintenance_start_at', 'maintenance_end_at'):
+        if len(fields.get(key, 'x' * 19)) != 19:  # an instant: the service takes local times only
+            fields.pop('maintenance_start_at'), fields.pop('maintenance_end_at')
+    for key in ('cache_buster',):
+        if key in fields:
+            fields[key] = 1 if str(fields[key]).lower() in ('true', 'yes') else 0
+    for key in ('request_headers', 'alerts'):
+        if not fields.get(key):
+            fields.pop(key, None)
+    return fields

@@ -1,0 +1,230 @@
+"""The promises of monitor, monitor_info, monitors, incident and incident_info as laws over generated input.
+
+Each law draws a starting account (its zone, whether the service compares names without case, its clock) and a task,
+runs the modules in-process against the emulator and checks the promise. The regression tests of issue 35 are the
+``@example``s, named by the item they keep fixed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import assume, example, given, strategies as st
+
+from laws import budget, fresh, holds, quiet, run, stored, writes
+import strategies as gen
+
+START = st.lists(gen.monitors(), max_size=3, unique_by=lambda args: args['name'].strip().casefold())
+API = {'name': 'api', 'url': 'https://api.example.org/', 'interval': 60}
+SLACK = {'name': 'chat', 'url': 'https://chat.example.org/', 'interval': 300, 'request_auth_username': 'u',
+         'request_auth_password': 'Pa55word', 'alerts': [{'key': 'email', 'value': 'ops@example.org'},
+                                                         {'key': 'slack', 'value': 'https://hooks.slack.com/services/T0K3N'}]}
+INCIDENT_OPTIONS = {'cause': st.sampled_from(['HTTP 500', 'ünïcode cause']), 'comment': st.sampled_from(['seen', None])}
+
+
+@st.composite
+def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info', 'incident_info')):
+    """A task of one of ``modules`` that names a monitor of ``names`` (in a variant) or a new one."""
+    module = draw(st.sampled_from(modules))
+    name = draw(gen.variants(draw(st.sampled_from(names))) if names and draw(st.booleans()) else gen.names())
+    if module == 'monitor':
+        return module, draw(gen.monitors(name=name)) if draw(st.booleans()) else {'name': name, 'state': 'absent'}
+    if module == 'monitors':
+        state = draw(st.sampled_from(['merged', 'replaced', 'overridden', 'deleted']))
+        config = [draw(gen.monitors(name=name, full=state != 'deleted'))]
+        return module, {'state': state, 'config': [{'name': name}] if state == 'deleted' else config}
+    if module == 'incident':
+        args = {'monitor': name, 'state': draw(st.sampled_from(['present', 'acknowledged', 'resolved']))}
+        args.update({key: draw(values) for key, values in INCIDENT_OPTIONS.items()})
+        return module, args
+    if module == 'monitor_info':
+        return module, {'name': name, 'export': draw(st.booleans())}
+    return module, dict({'monitor': name}, **draw(st.sampled_from([{}, {'status': 'unresolved'}, {'status': 'resolved'}])))
+
+
+EXPLAINED = ('no monitor is named', 'has no incident', 'differs only in case', 'the service refused', 'has already been taken',
+             'to keep', 'masked')
+MODES = st.fixed_dictionaries({'zone': st.sampled_from(gen.ZONES), 'ignore_case': st.booleans(),
+                               'clock': st.sampled_from([0, 0, -5, -40, 30])})
+
+
+def start(emulator, mode, monitors, opened=()):
+    """The account of ``mode`` with ``monitors`` stored and an incident open on each of ``opened``."""
+    return fresh(emulator, stored=[gen.record(args) for args in monitors],
+                 incidents=[{'monitor': gen.record(args)['name'], 'started_at': '2020-01-01T00:00:00', 'cause': 'HTTP 500'}
+                            for args in opened], **mode)
+
+
+@budget(100)
+@given(mode=MODES, monitors=START, data=st.data())
+@example(mode={'zone': None, 'ignore_case': False, 'clock': -5}, monitors=[API], data=None).via('issue 35 item 12')
+@example(mode={'zone': 'America/New_York', 'ignore_case': False, 'clock': 0},
+         monitors=[dict(API, domain_alert_days=180)], data=None).via('issue 35 item 6')
+def test_idempotence(emulator, connection, mode, monitors, data):
+    """Any accepted input applied twice: the second run reports changed false and sends no write."""
+    start(emulator, mode, monitors)
+    tasks_ = [('incident', {'monitor': 'api', 'cause': 'x'}), ('incident', {'monitor': 'api', 'state': 'acknowledged'})] if data is None \
+        else [data.draw(tasks([args['name'] for args in monitors]), label='task')]
+    if data is None:
+        tasks_.append(('monitor', monitors[0]))
+    for module, args in tasks_:
+        first = run(connection, module, args)
+        holds(not first.crash, 'no crash', task=args, crash=first.crash)
+        # Refusals the drawn state explains: no such monitor or incident, a name held in another case, a masked value with
+        # nothing stored to keep. Any other is a
+        # refusal of accepted input.
+        assume(not (first.failed and data is not None and any(reason in first.msg for reason in EXPLAINED)))
+        holds(not first.failed, 'accepted input is applied', mode=mode, task=args, result=first.result)
+        writes(emulator)
+        second = run(connection, module, args)
+        holds(not second.failed and second.changed is False and not writes(emulator), 'idempotence', mode=mode, task=args,
+              first=first.result, second=second.result)
+
+
+@budget(100)
+@given(mode=MODES, monitors=START, opened=st.booleans(), data=st.data())
+@example(mode={'zone': None, 'ignore_case': False, 'clock': -5}, monitors=[API], opened=False, data=None).via('issue 35 item 12')
+def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data):
+    """From any starting state, check mode sends no write; its changed, failure and diff are those of the real run
+    (a write the service refuses aside)."""
+    start(emulator, mode, monitors, monitors[:1] if opened else ())
+    module, args = ('incident', {'monitor': 'api', 'cause': 'down'}) if data is None \
+        else data.draw(tasks([args['name'] for args in monitors]), label='task')
+    check = run(connection, module, args, check_mode=True)
+    sent = writes(emulator)
+    real = run(connection, module, args)
+    holds(not sent, 'check mode sends no write', mode=mode, task=args, sent=sent)
+    holds(not check.crash and not real.crash, 'no crash', task=args, check=check.crash, real=real.crash)
+    # What check mode cannot know, since it writes nothing: that the service refuses the write (a name its database
+    # holds in another case). The real run then fails naming the refusal.
+    assume(not (real.failed and not check.failed and 'the service refused' in real.msg))
+    holds((check.changed, check.failed) == (real.changed, real.failed), 'check mode predicts changed', mode=mode, task=args,
+          check=check.result, real=real.result)
+    chosen = ('started_at', 'acknowledged_at', 'ended_at', 'id', 'monitor_id', 'status') if module == 'incident' else ('id', 'status')
+    holds(quiet(check.get('diff'), *chosen) == quiet(real.get('diff'), *chosen), 'check mode predicts the diff', mode=mode,
+          task=args, check=check.get('diff'), real=real.get('diff'))
+
+
+def reordered(entries, shuffle):
+    """Export entries with their header and alert lists in another order (the same items)."""
+    return [dict(entry, **{key: list(reversed(entry[key])) for key in ('request_headers', 'alerts') if shuffle and entry.get(key)})
+            for entry in entries]
+
+
+OPTIONS = ('name', 'url', 'interval', 'alert_condition', 'alert_text_lookup', 'request_method', 'request_headers', 'request_auth_username',
+           'request_auth_password', 'cache_buster', 'ssl_alert_days', 'domain_alert_days', 'maintenance_start_at', 'maintenance_end_at',
+           'alerts', 'paused')
+MADE = ('id', 'created_at', 'updated_at', 'started_at', 'checked_at', 'status', 'token')
+
+
+def made_aside(records):
+    """Monitors without what the service makes (ids, times, status), lists in one order and null as empty (the service
+    reads both alike): what a copy must hold."""
+    return sorted(({key: sorted(value or [], key=str) if key in ('request_headers', 'alerts') else value
+                    for key, value in record.items() if key not in MADE} for record in records), key=lambda item: item['name'])
+
+
+@budget(80)
+@given(mode=MODES.map(lambda mode: dict(mode, clock=0)), monitors=START.filter(bool), source=st.sampled_from(['export', 'gathered', 'shown']),
+       target=st.sampled_from(['monitor', 'merged', 'replaced', 'overridden', 'copy']), shuffle=st.booleans(), reveal=st.booleans())
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='shown', target='monitor',
+         shuffle=False, reveal=False).via('issue 35 item 2: a masked webhook and password applied back')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK, API], source='gathered', target='overridden',
+         shuffle=False, reveal=False).via('issue 35 item 3: gathered then overridden keeps every alert')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='export', target='copy',
+         shuffle=True, reveal=False).via('issue 35 item 4: an export keeps alerts (masked: refused whole in another account)')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='export', target='copy',
+         shuffle=False, reveal=True).via('issue 35 item 4: an export with reveal_secrets copies an account')
+@example(mode={'zone': 'Europe/Berlin', 'ignore_case': False, 'clock': 0},
+         monitors=[dict(API, domain_alert_days=90), dict(SLACK, domain_alert_days=180)], source='gathered', target='replaced',
+         shuffle=False, reveal=False).via('issue 35 item 6: domain_alert_days 90 and 180')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0},
+         monitors=[dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y')], source='export',
+         target='monitor', shuffle=False, reveal=False).via('issue 35 item 10: a masked URL applies back')
+def test_round_trip(emulator, connection, mode, monitors, source, target, shuffle, reveal):
+    """What a read shows (monitor_info export or its list, monitors gathered) applied back (merged, replaced, overridden or
+    each through monitor) changes nothing and loses nothing stored, secrets included: the default reads are masked. Applied
+    to an empty account (copy) it recreates every monitor whole, or, masked, fails before any write."""
+    start(emulator, mode, monitors)
+    before = stored(emulator)
+    reveal = reveal and source != 'shown'
+    assume(not (source == 'shown' and target == 'copy'))  # the list says not which values are masked
+    read = run(connection, 'monitors', dict(state='gathered', **({'reveal_secrets': True} if reveal else {}))) if source == 'gathered' \
+        else run(connection, 'monitor_info', dict(export=source == 'export', **({'reveal_secrets': True} if reveal else {})))
+    holds(not read.failed, 'a read to apply back', source=source, reveal=reveal, result=read.result)
+    entries = reordered([{key: value for key, value in entry.items() if key in OPTIONS}
+                         for entry in read['monitors' if source == 'shown' else source]], shuffle)
+    if target == 'copy':
+        start(emulator, mode, [])
+    runs = [run(connection, 'monitor', entry) for entry in entries] if target == 'monitor' \
+        else [run(connection, 'monitors', {'state': 'merged' if target == 'copy' else target, 'config': entries})]
+    sent, after = writes(emulator), stored(emulator)
+    shown = dict(mode=mode, entries=entries, sent=sent, results=[each.result for each in runs])
+    if target != 'copy':
+        holds(not any(each.failed or each.changed for each in runs) and not sent and after == before,
+              'round trip (%s applied with %s)' % (source, target), **shown)
+    elif read.get('export_masked') or read.get('gathered_masked'):
+        holds(runs[0].failed and not sent, 'a masked export in another account fails before any write', **shown)
+    else:
+        holds(made_aside(after['monitors']) == made_aside(before['monitors']), 'a copy holds every option', **shown)
+
+
+@budget(40)
+@given(secret=gen.SECRETS, data=st.data(), zone=st.sampled_from(gen.ZONES))
+@example(secret='Sup3rS3cret', data=None, zone=None).via('issue 35 item 10: credentials in a URL')
+def test_no_secret(emulator, connection, secret, data, zone):
+    """A secret stored or given (password, sensitive header, webhook or telegram alert, URL password or secret query
+    value) never appears in any module's output, except what a task asked for with reveal_secrets."""
+    args = data.draw(gen.monitors(secret=secret), label='monitor') if data is not None else \
+        dict(API, url='https://admin:%s@intranet.example.org/health?api_key=K3Y' % secret)
+    name = gen.record(args)['name']
+    assume(str(secret) not in name)  # a name is no secret
+    other = dict(args, name=name + '-copy', interval=600)
+    given_ = {'monitor': other, 'monitors': {'state': 'merged', 'config': [dict(other, interval=3600)]}}
+    tasks_ = [('monitor_info', {}), ('monitor_info', {'export': True}), ('monitors', {'state': 'gathered'}),
+              ('incident', {'monitor': name, 'cause': 'down'}), ('incident_info', {}), ('monitor', given_['monitor']),
+              ('monitors', given_['monitors'])]
+    fresh(emulator, zone=zone, stored=[gen.record(args)])
+    exported = run(connection, 'monitor_info', {'export': True})['export'][0]
+    tasks_ += [('monitor', dict(exported, interval=3600)), ('monitors', {'state': 'replaced', 'config': [dict(exported, paused=True)]}),
+               ('monitor', dict(exported, state='absent'))]
+    for module, task in tasks_ + [('monitor_info', {'export': True, 'reveal_secrets': True})]:
+        for check_mode in (True, False):
+            out = run(connection, module, task, check_mode=check_mode)
+            shown = dict(out.result, export=None) if task.get('reveal_secrets') else out.result
+            text = (out.stdout if not task.get('reveal_secrets') else '') + json.dumps(shown, ensure_ascii=False) + str(out.crash)
+            holds(str(secret) not in text, 'no secret (%s)' % module, secret=secret, stored=args, task=task, output=text)
+
+
+ISOLATION_TASKS = st.sampled_from(['monitor', 'absent', 'absent by id', 'merged', 'deleted', 'incident', 'overridden []'])
+
+
+@budget(80)
+@given(mode=MODES.map(lambda mode: dict(mode, clock=0)), seed=st.sampled_from(gen.NAME_SEEDS) | gen.names(), data=st.data(),
+       kind=ISOLATION_TASKS)
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='monitor').via('issue 35 item 1')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='absent').via('issue 35 item 1')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='absent by id').via('issue 35 item 5')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='overridden []').via('issue 35 item 11')
+def test_isolation_by_name(emulator, connection, mode, seed, data, kind):
+    """A task that names a monitor never changes or deletes a monitor of another exact name, nor its incidents
+    (overridden acting on monitors absent from its config aside: an empty config names none, and acts on none)."""
+    draw = data.draw if data is not None else (lambda strategy, label: {'held': ['prod-web', 'api', 'Api'], 'name': 'API'}[label])
+    held = draw(st.lists(gen.variants(seed), min_size=1, max_size=4, unique_by=lambda name: name.strip().casefold() if mode['ignore_case']
+                         else name.strip()), label='held')
+    name = draw(gen.variants(seed) | gen.names(), label='name').strip()
+    ids = start(emulator, mode, [dict(API, name=each) for each in held], opened=[{'name': each} for each in held])
+    others = [each.strip() for each in held if each.strip() != name]
+    task = {'monitor': ('monitor', dict(API, name=name, interval=900)), 'absent': ('monitor', {'name': name, 'state': 'absent'}),
+            'absent by id': ('monitor', {'name': name, 'id': ids[0], 'state': 'absent'}),
+            'merged': ('monitors', {'state': 'merged', 'config': [dict(API, name=name, interval=900)]}),
+            'deleted': ('monitors', {'state': 'deleted', 'config': [{'name': name}]}),
+            'incident': ('incident', {'monitor': name, 'state': 'resolved'}),
+            'overridden []': ('monitors', {'state': 'overridden', 'config': []})}[kind]
+    before = stored(emulator)
+    out = run(connection, *task)
+    after = stored(emulator)
+    for kind_ in ('monitors', 'incidents'):
+        untouched = [item for item in before[kind_] if (item.get('monitor') or item)['name'] in others or kind == 'overridden []']
+        holds(all(item in after[kind_] for item in untouched), 'isolation by name (%s)' % kind_, mode=mode, held=held, task=task,
+              result=out.result, lost=[item for item in untouched if item not in after[kind_]])
