@@ -19,10 +19,10 @@ MODULES = {'monitor': monitor, 'monitors': monitors, 'incident': incident, 'moni
 LAW = dict(suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 
-def budget(ci_examples):
+def budget(ci_examples, **more):
     """The settings of a law: ``ci_examples`` examples unless a profile with more (deep) is loaded."""
     deep = settings.default.max_examples
-    return settings(max_examples=deep if deep > 100 else ci_examples, **LAW)
+    return settings(max_examples=deep if deep > 100 else ci_examples, **dict(LAW, **more))
 
 
 def fresh(emulator, zone=None, ignore_case=False, clock=0, stored=(), incidents=()):

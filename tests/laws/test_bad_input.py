@@ -15,21 +15,15 @@ from __future__ import annotations
 
 import datetime
 
-from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
+from hypothesis import Phase, example, given, strategies as st
 import pytest
 
+from laws import MODULES, budget
 from module_runner import run_module
 
-from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
+from ansible_collections.uptime.monitoring.plugins.modules import monitor
 
 
-def examples(ci_examples):
-    """The law's budget: ``ci_examples`` unless a profile with more (HYPOTHESIS_PROFILE=deep) is loaded."""
-    return settings.default.max_examples if settings.default.max_examples > 100 else ci_examples
-
-
-MODULES = {'monitor': monitor, 'monitor_info': monitor_info, 'monitors': monitors, 'incident': incident,
-           'incident_info': incident_info}
 WEB = {'name': 'web', 'url': 'https://web.example.com/', 'interval': 60}
 PAST = '2026-01-02T10:00:00'
 CHANNELS = ('email', 'webhook', 'slack', 'teams', 'discord', 'flock', 'telegram', 'sms')
@@ -227,8 +221,7 @@ def with_relations(test):
     return test
 
 
-@settings(max_examples=examples(300), phases=[Phase.explicit, Phase.generate, Phase.shrink],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@budget(300, phases=[Phase.explicit, Phase.generate, Phase.shrink])
 @given(task=bad_tasks())
 # Issue 35, item 7: unexpected errors instead of one line.
 @example(task=('monitor', dict(WEB, url='http://[fe80::1'), 'url'))
@@ -249,7 +242,7 @@ def test_bad_input_fails_in_one_line_naming_the_option_before_any_request(emulat
     assert emulator.log() == []
 
 
-@settings(max_examples=examples(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
+@budget(40)
 @given(option=st.sampled_from(['interval', 'ssl_alert_days', 'domain_alert_days']), data=st.data())
 # Issue 35, item 6: domain_alert_days 90 and 180 are stored by the service.
 @example(option='domain_alert_days', data=90)

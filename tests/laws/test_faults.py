@@ -17,24 +17,17 @@ import datetime
 import re
 
 import pytest
-from hypothesis import HealthCheck, Phase, event, example, given, settings, strategies as st
+from hypothesis import Phase, event, example, given, strategies as st
 
+from laws import MODULES, budget
 from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
-from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info, monitors
-
-
-def examples(ci_examples):
-    """The law's budget: ``ci_examples`` unless a profile with more (HYPOTHESIS_PROFILE=deep) is loaded."""
-    return settings.default.max_examples if settings.default.max_examples > 100 else ci_examples
 
 
 MONITORS, INCIDENTS = '/api/v1/monitors', '/api/v1/incidents'
 ALPHA = {'name': 'alpha', 'url': 'https://alpha.example.com/health', 'interval': 60}
 TIMEOUT, RETRIES, SLOW = 1.0, 1, 1.4
-MODULES = {'monitor': monitor, 'monitors': monitors, 'incident': incident, 'monitor_info': monitor_info,
-           'incident_info': incident_info}
 UNKNOWN = re.compile(r'may have (been )?applied|may have (been )?(created|changed|deleted)|outcome is unknown'
                      r'|before this failure, the task|no definite answer', re.IGNORECASE)
 
@@ -118,8 +111,7 @@ def seed(emulator, task):
         emulator.records(incidents=[{'monitor_id': ids[0], 'started_at': task['seeded'], 'cause': 'db'}])
 
 
-@settings(max_examples=examples(45), phases=[Phase.explicit, Phase.generate, Phase.shrink],
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@budget(45, phases=[Phase.explicit, Phase.generate, Phase.shrink])
 @given(plan=PLAN)
 # Issue 35, item 9: an HTML page answered with 200 to a create: one reading, a proxy's page.
 @example(plan={'task': {'seed': [], 'module': 'monitor', 'args': ALPHA},
