@@ -111,13 +111,14 @@ def pytest_session(name, paths, doc):
     nox.session(name=name, python=PYTHONS[LINES[OLDEST]])(run)
 
 
-# The order of start (as one session ends, the next ready one starts): the longest first, reliability early (its
-# rate-limit test mostly waits), and the short ones last, to keep both cores busy to the end.
-for line in LINES:
-    ansible_test_session('integration', line)
-
+# The order of start (as one session ends, the next ready one starts): the longest first (ecosystem, then the
+# integration lines), reliability early (its rate-limit test mostly waits), and the short ones last, to keep both
+# cores busy to the end.
 pytest_session('ecosystem', ['-n', '2', 'tests/ecosystem'], 'The playbooks, every example of the modules, README.md '
                'and docs/, the inventory plugin, AWX and execution-environment files, against the emulator')
+
+for line in LINES:
+    ansible_test_session('integration', line)
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]])

@@ -1,5 +1,10 @@
-"""The inventory plugin uptime.monitoring.monitors as Ansible runs it: ``ansible-inventory --graph`` / ``--list``
-against the emulator, with the configuration files a user writes (and the example ones the collection ships)."""
+"""The inventory plugin uptime.monitoring.monitors as Ansible runs it: ``ansible-inventory --list`` / ``--host``
+against the emulator, with the configuration files a user writes (and the example ones the collection ships).
+
+What needs Ansible itself, once each: the plugin found and loaded by ansible-inventory, the constructed options
+(compose, groups, keyed_groups, strict) evaluated by Ansible, a source that fails as Ansible's settings say,
+ansible-doc, the cache plugin on disk (an EXAMPLES configuration). The plugin's own rules (host names, filters,
+incidents, keys, bad options, the cache's keys) are proven in tests/unit/plugins/inventory/test_inventory_monitors.py."""
 
 from __future__ import annotations
 
@@ -13,7 +18,7 @@ import pytest
 import yaml
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
-from ecosystem_support import BIN, OTHER_KEY, PRIMARY_KEY, REPO_ROOT, create_incident, create_monitor, update_monitor
+from ecosystem_support import BIN, PRIMARY_KEY, REPO_ROOT, create_incident, create_monitor, update_monitor
 
 PLUGIN = os.path.join(REPO_ROOT, 'plugins', 'inventory', 'monitors.py')
 EXAMPLE_CONFIGS = os.path.join(REPO_ROOT, 'extras', 'inventory')
@@ -62,19 +67,6 @@ def listed(result):
 
 def members(inventory, group):
     return sorted(inventory.get(group, {}).get('hosts', []))
-
-
-def graph(result):
-    """``--graph`` output as {group: [host, ...]} (direct members only)."""
-    groups, current = {}, None
-    for line in result.stdout.splitlines():
-        name = line.strip().lstrip(' |-')
-        if name.startswith('@'):
-            current = name[1:].rstrip(':')
-            groups.setdefault(current, [])
-        elif name and current:
-            groups[current].append(name)
-    return {group: sorted(hosts) for group, hosts in groups.items()}
 
 
 def instant(text):
@@ -134,20 +126,8 @@ def test_groups_and_host_variables(ansible, emulator, config):
     assert docs['status'] == 'maintenance'
     assert instant(docs['maintenance_start_at']) <= instant(stamp()) < instant(docs['maintenance_end_at'])
     assert docs['maintenance_end_at'].endswith('Z')
-
-
-def test_host_variables_of_one_host(ansible, emulator, config):
-    seed(emulator)
-    result = ansible.inventory(config(), '--host', 'blog.example.com')
-    blog = plain(json.loads(result.stdout))
+    blog = plain(json.loads(ansible.inventory(source, '--host', 'blog.example.com').stdout))
     assert [(monitor['name'], monitor['status']) for monitor in blog['uptime_monitors']] == [('blog', 'paused')]
-
-
-def test_an_incident_acknowledged_meanwhile_shows_as_acknowledged(ansible, emulator, config):
-    ids = seed(emulator)
-    emulator.api('PUT', '/api/v1/incidents/%d' % ids['shop incident'], data={'acknowledged_at': stamp(60)})
-    inventory = listed(ansible.inventory(config(), '--list'))
-    assert inventory['_meta']['hostvars']['shop.example.com']['uptime_monitors'][0]['incident']['acknowledged'] is True
 
 
 def test_constructed_options(ansible, emulator, config):
@@ -175,10 +155,6 @@ groups:
     assert {host: values['ansible_connection'] for host, values in hostvars.items()} == dict.fromkeys(hostvars, 'local')
     assert len(hostvars['shop.example.com']['uptime_incident_ids']) == 1
     assert hostvars['blog.example.com']['uptime_incident_ids'] == []
-
-
-def test_strict_makes_a_bad_expression_fail(ansible, emulator, config):
-    seed(emulator)
     expression = 'compose:\n  broken: uptime_monitors.no_such_key.deeper\n'
     lenient = listed(ansible.inventory(config(expression), '--list'))
     assert 'broken' not in lenient['_meta']['hostvars']['shop.example.com']
@@ -187,102 +163,7 @@ def test_strict_makes_a_bad_expression_fail(ansible, emulator, config):
     assert 'Could not set broken' in result.stderr
 
 
-def test_monitor_names_as_host_names(ansible, emulator, config):
-    seed(emulator)
-    source = config('host_names: monitor_name\n')
-    inventory = listed(ansible.inventory(source, '--list'))
-    hostvars = inventory['_meta']['hostvars']
-    assert sorted(hostvars) == ['api', 'blog', 'docs', 'shop', 'shop_admin']
-    assert hostvars['shop_admin']['ansible_host'] == 'shop.example.com'
-    assert members(inventory, 'uptime_offline') == ['shop']
-    assert members(inventory, 'uptime_pending') == ['shop_admin']
-    # The monitor "shop admin" is a host a pattern can name; the variables keep the monitor's own name.
-    shop_admin = plain(json.loads(ansible.inventory(source, '--host', 'shop_admin').stdout))
-    assert [monitor['name'] for monitor in shop_admin['uptime_monitors']] == ['shop admin']
-    matched = subprocess.run([os.path.join(BIN, 'ansible'), '-i', source, 'shop_admin', '--list-hosts'],
-                             env=ansible.environment(extra={'ANSIBLE_INVENTORY_UNPARSED_FAILED': '1'}),
-                             capture_output=True, text=True, timeout=120, check=False)
-    assert matched.returncode == 0, matched.stderr
-    assert matched.stdout.split() == ['hosts', '(1):', 'shop_admin']
-
-
-def test_names_that_make_one_host_name_make_two_hosts_with_a_warning(ansible, emulator, config):
-    first = create_monitor(emulator, 'web1_admin', url='https://web1.example.com/admin')['id']
-    second = create_monitor(emulator, 'web1 admin', url='https://web1.example.com/')['id']
-    result = ansible.inventory(config('host_names: monitor_name\n'), '--list', check=False)
-    assert result.returncode == 0
-    hostvars = listed(result)['_meta']['hostvars']
-    assert {host: [monitor['id'] for monitor in values['uptime_monitors']] for host, values in hostvars.items()} == {
-        'web1_admin': [first], 'web1_admin_%d' % second: [second]}
-    assert ("the host name web1_admin is taken by monitor 'web1_admin' (id %d): monitor 'web1 admin' (id %d) is the "
-            "host web1_admin_%d" % (first, second, second)) in ' '.join(result.stderr.split())
-
-
-def test_an_ipv6_endpoint_is_a_host_a_pattern_names(ansible, emulator, config):
-    create_monitor(emulator, 'v6', url='https://[2001:DB8:0::1]:8443/status')
-    source = config()
-    assert graph(ansible.inventory(source, '--graph'))['uptime_pending'] == ['2001:db8::1']
-    v6 = plain(json.loads(ansible.inventory(source, '--host', '2001:db8::1').stdout))
-    assert 'ansible_host' not in v6
-    assert v6['uptime_monitors'][0]['url'] == 'https://[2001:DB8:0::1]:8443/status'
-
-
-def test_filters(ansible, emulator, config):
-    ids = seed(emulator)
-    emulator.status_page(PRIMARY_KEY, 4, [ids['shop'], ids['shop admin'], ids['api']])
-    emulator.clear_log()
-    source = config('status_page_id: 4\nsearch: shop\nsearch_by: url\nstatus: [pending]\n')
-    inventory = listed(ansible.inventory(source, '--list'))
-    assert inventory['_meta']['hostvars']['shop.example.com']['uptime_monitors'][0]['name'] == 'shop admin'
-    assert len(inventory['_meta']['hostvars']) == 1
-    assert members(inventory, 'uptime_offline') == []
-    # No listed monitor is offline: one request.
-    assert [entry['query'] for entry in emulator.log()] == [
-        'search=shop&status_page_id=4&search_by=url&sort_by=id&sort=asc&per_page=100']
-
-
-def test_no_offline_monitor_no_incident_request(ansible, emulator, config):
-    create_monitor(emulator, 'web', url='https://web.example.com/')
-    emulator.clear_log()
-    inventory = listed(ansible.inventory(config(), '--list'))
-    assert [entry['path'] for entry in emulator.log()] == ['/api/v1/monitors']
-    assert members(inventory, 'uptime_pending') == ['web.example.com']
-    assert members(inventory, 'uptime_offline') == []
-
-
-def test_the_key_comes_from_the_environment_or_the_config(ansible, emulator, config):
-    create_monitor(emulator, 'theirs', url='https://theirs.example.com/', api_key=OTHER_KEY)
-    source = config('api_key: %s\n' % OTHER_KEY)
-    result = ansible.inventory(source, '--list')  # the environment holds the primary key; the file wins
-    assert sorted(listed(result)['_meta']['hostvars']) == ['theirs.example.com']
-    assert OTHER_KEY not in result.stdout + result.stderr
-    assert {entry['api_key'] for entry in emulator.log()} == {OTHER_KEY}
-
-
-@pytest.mark.parametrize('text, message', [
-    # ansible-core checks the choices of the documentation itself (the plugin checks again, naming the allowed values).
-    ('status: [offline, down]\n', "Invalid value ['offline', 'down'] for config 'status'"),
-    ('api_url: uptime.example.com\n',
-     "api_url: must be an http:// or https:// address such as https://uptime.example.com, got 'uptime.example.com'"),
-])
-def test_bad_configuration_fails_before_any_request(ansible, emulator, config, text, message):
-    result = ansible.inventory(config(text), '--list', check=False)
-    assert result.returncode != 0
-    assert message in ' '.join(result.stderr.split())
-    assert emulator.log() == []
-
-
-def test_a_refused_key_fails_clearly_without_showing_it(ansible, emulator, config):
-    result = ansible.inventory(config(), '--list', '-vvv', api_key='wrong-key-0123456789', check=False)
-    assert result.returncode != 0
-    assert 'uptime.monitoring.monitors: GET /api/v1/monitors failed: HTTP 401: authentication failed: check api_key' \
-        in result.stderr
-    assert 'ANSIBLE_INVENTORY_UNPARSED_FAILED' not in result.stderr  # it is set: no advice to set it
-    assert 'wrong-key-0123456789' not in result.stdout + result.stderr
-
-
-@pytest.mark.parametrize('setting', [{}, {'ANSIBLE_INVENTORY_UNPARSED_FAILED': 'true'},
-                                     {'ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED': 'true'}])
+@pytest.mark.parametrize('setting', [{}, {'ANSIBLE_INVENTORY_UNPARSED_FAILED': 'true'}])
 def test_a_wrong_address_fails_the_run_only_when_ansible_is_told_to(ansible, emulator, config, setting):
     """ansible-inventory only warns about a source that fails (return code 0, no host) unless
     [inventory] unparsed_is_failed (or any_unparsed_is_failed) is set; the plugin's message names the option and,
@@ -301,13 +182,6 @@ def test_a_wrong_address_fails_the_run_only_when_ansible_is_told_to(ansible, emu
         assert result.returncode == 0
         assert ('Ansible goes on without this inventory source: set ANSIBLE_INVENTORY_UNPARSED_FAILED=true, or '
                 'unparsed_is_failed = true in the [inventory] section of ansible.cfg, to make this an error') in stderr
-
-
-def test_a_file_with_another_name_is_not_read(ansible, emulator, config):
-    source = config(name='inventory.yml')
-    result = ansible.inventory(source, '--list', check=False)
-    assert result.returncode != 0
-    assert emulator.log() == []
 
 
 def test_ansible_doc(ansible):

@@ -1,5 +1,5 @@
-"""The emulator of setup_emulator, driven on the controller, in the task's worker process: start it, reset it, clear
-its log, queue a fault, set an account's time zone, stop it. Done with modules (uri, shell, wait_for, slurp...), each
+"""The emulator of setup_emulator, driven on the controller, in the task's worker process: start it, reset it, queue
+a fault, stop it. Done with modules (uri, shell, wait_for, slurp...), each
 of these steps was a module run of its own, about half a second of CPU: a fifth of the module runs of an integration
 run. The work is done by tests/emulator/control.py, the client every test drives the emulator with."""
 
@@ -43,9 +43,7 @@ def control(args):
     emulator = emulator_client()(args['url'])
     requests = {
         'reset': emulator.reset,
-        'clear_log': emulator.clear_log,
         'fault': lambda: emulator.fault(**args['fault']),
-        'timezone': lambda: emulator.timezone(args['timezone'], api_key=args['api_key']),
     }
     requests[args['do']]()
     return {}
@@ -53,15 +51,14 @@ def control(args):
 
 # What each step does, and the arguments it needs.
 ACTIONS = {'start': (start, ('log', 'lifetime', 'api_keys')), 'stop': (stop, ('pid',)), 'reset': (control, ('url',)),
-           'clear_log': (control, ('url',)), 'fault': (control, ('url', 'fault')),
-           'timezone': (control, ('url', 'timezone', 'api_key'))}
+           'fault': (control, ('url', 'fault'))}
 
 
 class ActionModule(ActionBase):
-    """``emulator: {do: start|stop|reset|clear_log|fault|timezone, ...}``: see setup_emulator's task files."""
+    """``emulator: {do: start|stop|reset|fault, ...}``: see setup_emulator's task files."""
 
     TRANSFERS_FILES = False
-    _VALID_ARGS = frozenset(('do', 'url', 'log', 'lifetime', 'api_keys', 'no_api_keys', 'pid', 'fault', 'timezone', 'api_key'))
+    _VALID_ARGS = frozenset(('do', 'url', 'log', 'lifetime', 'api_keys', 'no_api_keys', 'pid', 'fault'))
 
     def run(self, tmp=None, task_vars=None):
         result = super().run(tmp, task_vars)
