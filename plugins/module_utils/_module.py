@@ -123,7 +123,7 @@ def non_finite_text(params, spec, path=''):
         elif option.get('options') and isinstance(value, (dict, list)):
             items = enumerate(value) if isinstance(value, list) else [(None, value)]
             for index, item in items:
-                found = non_finite_text(item, option['options'], where if index is None else '%s[%d]' % (where, index))
+                found = non_finite_text(item, option['options'], where if index is None else '%s[%s]' % (where, index))
                 if found:
                     return found
     return None

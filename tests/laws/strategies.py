@@ -67,7 +67,7 @@ def urls(draw, secret=None):
 def headers(draw, secret=None):
     """Request headers: none, an empty list, or a few, a sensitive one holding ``secret`` when given."""
     items = [{'key': draw(st.sampled_from(PLAIN_HEADERS)), 'value': draw(st.sampled_from(['1', 'text/html', MASK]))}
-             for _ in range(draw(st.integers(0, 2)))]
+             for dummy in range(draw(st.integers(0, 2)))]
     if secret is not None:
         items.append({'key': draw(st.sampled_from(SENSITIVE_HEADERS)), 'value': 'Bearer %s' % secret})
     return draw(st.permutations(items)) if items else draw(st.sampled_from([None, []]))
