@@ -239,21 +239,6 @@ class Emulator:
         ``wrong-host`` certificate, or have their handshake refused (``refuse``). Cleared by ``clear_faults()``."""
         return self._control('POST', '/tls_faults', {'kind': kind, 'count': count, 'after': after})['fault']
 
-    def handshakes(self, until=None, timeout=10):
-        """HTTPS mode: every TLS handshake so far, ``{certificate, outcome}`` (ok, refused, failed: reason). With
-        ``until`` (a test of that list), once it holds, or after ``timeout`` seconds: each connection's thread
-        records its own handshake, and a client that rejects the certificate hangs up before the server reads why,
-        so a failed handshake may be recorded after the client has gone on."""
-        deadline = time.monotonic() + timeout
-        while True:
-            handshakes = self._control('GET', '/tls')['handshakes']
-            if until is None or until(handshakes) or time.monotonic() > deadline:
-                return handshakes
-            time.sleep(0.05)
-
-    def clear_handshakes(self):
-        self._control('DELETE', '/tls')
-
     def clear_faults(self):
         self._control('DELETE', '/faults')
 
