@@ -288,7 +288,7 @@ class Emulator:
         return self._control('POST', '/clock', {'offset': offset})
 
     def quirks(self, **flags):
-        """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
+        """Switch response quirks on or off: ``quirks(stringly=True)``."""
         return self._control('POST', '/quirks', flags)
 
     def names(self, ignore_case):

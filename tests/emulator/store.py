@@ -32,6 +32,7 @@ URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 ALERT_CHANNELS = ('email',) + URL_CHANNELS + ('telegram', 'sms')
 INCIDENT_STATUSES = ('unresolved', 'acknowledged', 'resolved')
 PER_PAGE_CHOICES = (10, 25, 50, 100)
+DEFAULT_PER_PAGE = 100
 MAX_LIST_ITEMS = 100
 # What the checker records as an incident's cause when the check gave none (the service stores the HTTP status or error).
 CHECKER_DEFAULT_CAUSE = 'HTTP 500'
@@ -604,7 +605,7 @@ class Store:
 
     # Monitors ----------------------------------------------------------------------------------
 
-    def list_monitors(self, account_id, query, default_per_page):
+    def list_monitors(self, account_id, query):
         """The monitor list with the filters of ``GET /api/v1/monitors``."""
         where = ['m.account_id = ?']
         args = [account_id]
@@ -624,8 +625,7 @@ class Store:
         else:
             order = 'm.%s COLLATE NOCASE %s, m.id %s' % (sort_by, direction, direction)
         with self.lock:
-            return self._page('SELECT m.* FROM monitors m WHERE %s' % ' AND '.join(where), args, order, query,
-                              default_per_page, self._monitor_record)
+            return self._page('SELECT m.* FROM monitors m WHERE %s' % ' AND '.join(where), args, order, query, self._monitor_record)
 
     def get_monitor(self, account_id, monitor_id):
         with self.lock:
@@ -884,7 +884,7 @@ class Store:
 
     # Incidents ---------------------------------------------------------------------------------
 
-    def list_incidents(self, account_id, query, default_per_page):
+    def list_incidents(self, account_id, query):
         """The incident list with the filters of ``GET /api/v1/incidents``."""
         where = ['i.account_id = ?']
         args = [account_id]
@@ -914,7 +914,7 @@ class Store:
             order = 'i.ended_at IS NULL %s, i.ended_at %s, i.id %s' % (nulls, direction, direction)
         sql = 'SELECT i.* FROM incidents i JOIN monitors m ON m.id = i.monitor_id WHERE %s' % ' AND '.join(where)
         with self.lock:
-            return self._page(sql, args, order, query, default_per_page, self._incident_record)
+            return self._page(sql, args, order, query, self._incident_record)
 
     def get_incident(self, account_id, incident_id):
         with self.lock:
@@ -1052,10 +1052,10 @@ class Store:
 
     # Paging ------------------------------------------------------------------------------------
 
-    def _page(self, sql, args, order, query, default_per_page, render):
+    def _page(self, sql, args, order, query, render):
         """Run a list query for the requested ``page``; ``per_page`` outside the choices falls back to the default."""
         per_page = query.get('per_page', '')
-        per_page = int(per_page) if per_page in [str(choice) for choice in PER_PAGE_CHOICES] else default_per_page
+        per_page = int(per_page) if per_page in [str(choice) for choice in PER_PAGE_CHOICES] else DEFAULT_PER_PAGE
         page = query.get('page', '')
         page = max(int(page), 1) if INTEGER_PATTERN.fullmatch(page) else 1
         total = self.db.execute('SELECT COUNT(*) FROM (%s)' % sql, args).fetchone()[0]
