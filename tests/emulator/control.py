@@ -260,16 +260,15 @@ class Emulator:
             payload['cause'] = cause
         return self._control('POST', '/check', payload)
 
-    def seed(self, monitors, offline=0, resolved=0, api_key=None, prefix='seed'):
-        """Insert ``monitors`` monitors at once (``<prefix>-00001``..., online), the first ``offline`` of them offline
+    def seed(self, monitors, offline=0, resolved=0, api_key=None):
+        """Insert ``monitors`` monitors at once (``seed-00001``..., online), the first ``offline`` of them offline
         with an ongoing incident each and the next ``resolved`` with one resolved incident each.
 
         Returns ``{monitors, offline, resolved, first_id, last_id}``.  For tests that need many records: far faster
         than creating them through the API, and not logged.
         """
         key = self.api_keys[0] if api_key is None else api_key
-        return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved,
-                                               'prefix': prefix})
+        return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved})
 
     def records(self, monitors=(), incidents=(), api_key=None):
         """Create ``monitors``, then ``incidents`` (JSON objects with the API's fields; an incident may name its

@@ -46,8 +46,6 @@ SEED_MAX_DURATION = datetime.timedelta(minutes=30)
 SEED_AGE = SEED_RESOLVED_SPAN + datetime.timedelta(minutes=10)
 SEED_OFFLINE_SPAN = datetime.timedelta(minutes=10)
 SEED_CAUSES = ('HTTP 500', 'HTTP 502', 'HTTP 503', 'Connection timed out')
-# A host name label once '-00001' is appended, and a name well within its 128 characters.
-SEED_PREFIX_PATTERN = re.compile(r'[A-Za-z0-9][A-Za-z0-9-]{0,49}')
 
 # The fields a client may send for a monitor, in the order the service returns them.
 MONITOR_FIELDS = (
@@ -312,11 +310,10 @@ class Input:
 
     def text(self, key, max_length=None, required=False):
         """A string field; returns its value (None when absent, empty or invalid)."""
-        if key not in self.data:
-            if required:
-                self.errors.add(key, 'The %s field is required.' % attribute(key))
-            return None
-        value = self.data[key]
+        return self.string(key, self.data.get(key), max_length, required)
+
+    def string(self, key, value, max_length=None, required=False):
+        """Laravel's ``required|string|max`` on ``value``; returns it, or None when it is absent or refused."""
         if value is None:
             if required:
                 self.errors.add(key, 'The %s field is required.' % attribute(key))
@@ -394,16 +391,6 @@ class Input:
             item = check_entry('%s.%s' % (key, index), entry.get('key'), entry.get('value'))
             items.append(item)
         return True, (items or None)
-
-    def pair_text(self, key, value, max_length):
-        """One ``key`` or ``value`` of a list entry: required string with a maximum length."""
-        if value is None:
-            self.errors.add(key, 'The %s field is required.' % attribute(key))
-        elif not isinstance(value, str):
-            self.errors.add(key, 'The %s must be a string.' % attribute(key))
-        elif max_length is not None and len(value) > max_length:
-            self.errors.add(key, 'The %s must not be greater than %d characters.' % (attribute(key), max_length))
-        return value
 
 
 class Store:
@@ -496,10 +483,10 @@ class Store:
             self.db.execute("DELETE FROM sqlite_sequence WHERE name IN ('monitors', 'incidents')")
             self.names_ignore_case = False
 
-    def seed(self, account_id, monitors, offline=0, resolved=0, prefix='seed'):
+    def seed(self, account_id, monitors, offline=0, resolved=0):
         """Insert ``monitors`` monitors for the account in one transaction, for tests that need many records.
 
-        They are named ``<prefix>-00001``... (url ``https://<prefix>-00001.example.com``, interval 60, GET,
+        They are named ``seed-00001``... (url ``https://seed-00001.example.com``, interval 60, GET,
         url_unavailable) and online; the first ``offline`` of them are offline with an ongoing incident each, the
         next ``resolved`` are online again after one resolved incident each (see SEED_* for the times).  Returns
         ``{monitors, offline, resolved, first_id, last_id}`` (the ids are consecutive; None when ``monitors`` is 0).
@@ -514,18 +501,15 @@ class Store:
             raise ValueError('offline must be at most monitors (%d)' % monitors)
         if resolved > monitors - offline:
             raise ValueError('resolved must be at most monitors - offline (%d)' % (monitors - offline))
-        if not isinstance(prefix, str) or not SEED_PREFIX_PATTERN.fullmatch(prefix):
-            raise ValueError('prefix must be 1 to 50 letters, digits and hyphens, the first a letter or digit')
 
-        names = ['%s-%05d' % (prefix, number) for number in range(1, monitors + 1)]
+        names = ['seed-%05d' % number for number in range(1, monitors + 1)]
         now = self.now()
         stamp = now.strftime(INPUT_FORMAT)
         created = (now - SEED_AGE).strftime(INPUT_FORMAT)
         with self.lock, self._transaction():
-            taken = self.db.execute('SELECT name FROM monitors WHERE account_id = ? AND substr(name, 1, ?) = ?',
-                                    (account_id, len(prefix) + 1, prefix + '-')).fetchall()
+            taken = self.db.execute("SELECT name FROM monitors WHERE account_id = ? AND name LIKE 'seed-%'", (account_id,)).fetchall()
             if not {row['name'] for row in taken}.isdisjoint(names):
-                raise ValueError('prefix %r: the account already has monitors of these names' % prefix)
+                raise ValueError('the account already has monitors of these names')
             # Inserted with their final status, so monitor_status_changed never fires; monitor_created sets started_at
             # to created_at and a random token, row by row.
             statuses = ['offline'] * offline + ['online'] * (monitors - offline)
@@ -675,12 +659,7 @@ class Store:
                     values['status'] = 'paused'
                 elif current['status'] == 'paused':
                     values['status'] = 'offline' if self._ongoing_incident(monitor_id) else 'online'
-            changed = {key: value for key, value in values.items() if current[key] != value}
-            if changed:
-                changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
-                assignments = ', '.join('%s = ?' % key for key in sorted(changed))
-                self.db.execute('UPDATE monitors SET %s WHERE id = ?' % assignments,
-                                [changed[key] for key in sorted(changed)] + [monitor_id])
+            self._update_row('monitors', current, values)
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
     def check_monitor(self, account_id, monitor_id, status, cause=None):
@@ -797,7 +776,7 @@ class Store:
         self._check_text_lookup(data, values, errors, current)
 
         def check_header(prefix, key, value):
-            return {'key': form.pair_text(prefix + '.key', key, 128), 'value': form.pair_text(prefix + '.value', value, 256)}
+            return {'key': form.string(prefix + '.key', key, 128, True), 'value': form.string(prefix + '.value', value, 256, True)}
 
         headers_sent, headers = form.pairs('request_headers', check_header)
         if headers_sent:
@@ -866,10 +845,8 @@ class Store:
             form.errors.add(key_name, 'The %s field is required.' % attribute(key_name))
         elif key not in ALERT_CHANNELS:
             form.errors.add(key_name, 'The selected %s is invalid.' % attribute(key_name))
-        if value is None:
-            form.errors.add(value_name, 'The %s field is required.' % attribute(value_name))
-        elif not isinstance(value, str):
-            form.errors.add(value_name, 'The %s must be a string.' % attribute(value_name))
+        if form.string(value_name, value, required=True) is None:
+            pass
         elif key == 'email' and not EMAIL_PATTERN.fullmatch(value):
             form.errors.add(value_name, 'The %s must be a valid email address.' % attribute(value_name))
         elif key == 'sms' and (len(value) > 16 or not SMS_PATTERN.fullmatch(value)):
@@ -999,12 +976,7 @@ class Store:
                 values['ended_at'] = ended.strftime(INPUT_FORMAT)
             errors.raise_if_any()
 
-            changed = {key: value for key, value in values.items() if current[key] != value}
-            if changed:
-                changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
-                assignments = ', '.join('%s = ?' % key for key in sorted(changed))
-                self.db.execute('UPDATE incidents SET %s WHERE id = ?' % assignments, [changed[key] for key in sorted(changed)] + [incident_id])
-            if 'ended_at' in changed:
+            if 'ended_at' in self._update_row('incidents', current, values):
                 self._set_status(current['monitor_id'], 'online')
             return self._incident_record(self._incident_row(account_id, incident_id))
 
@@ -1017,6 +989,16 @@ class Store:
             self.db.execute('DELETE FROM incidents WHERE id = ?', (incident_id,))
             if row['ended_at'] is None:
                 self._set_status(row['monitor_id'], 'pending')
+
+    def _update_row(self, table, current, values):
+        """Write those of ``values`` that differ from the ``current`` row, and then ``updated_at``; returns them."""
+        changed = {key: value for key, value in values.items() if current[key] != value}
+        if changed:
+            changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
+            columns = sorted(changed)
+            self.db.execute('UPDATE %s SET %s WHERE id = ?' % (table, ', '.join('%s = ?' % column for column in columns)),
+                            [changed[column] for column in columns] + [current['id']])
+        return changed
 
     def _incident_row(self, account_id, incident_id):
         if incident_id is None:
