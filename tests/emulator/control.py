@@ -189,7 +189,9 @@ class Emulator:
         if body is not None:
             request_headers['Content-Type'] = 'application/x-www-form-urlencoded'
         request_headers.update(headers or {})
-        request = urllib.request.Request(url, data=body, headers=request_headers, method=method.upper())
+        return self._send(urllib.request.Request(url, data=body, headers=request_headers, method=method.upper()), timeout)
+
+    def _send(self, request, timeout):
         try:
             with self._opener.open(request, timeout=timeout) as answer:
                 return ApiResponse(answer.status, answer.headers, answer.read().decode('utf-8'))
@@ -203,12 +205,10 @@ class Emulator:
         body = json.dumps(payload).encode('utf-8') if payload is not None else None
         request = urllib.request.Request(self.url + '/_emulator' + path, data=body, method=method,
                                          headers={'Content-Type': 'application/json'})
-        try:
-            with self._opener.open(request, timeout=10) as answer:
-                return json.loads(answer.read().decode('utf-8'))
-        except urllib.error.HTTPError as error:
-            with error:
-                raise RuntimeError('emulator control %s %s failed: %s' % (method, path, error.read().decode('utf-8'))) from None
+        answer = self._send(request, 10)
+        if answer.status != 200:
+            raise RuntimeError('emulator control %s %s failed: %s' % (method, path, answer.text))
+        return answer.json
 
     def log(self):
         """Every service request so far: dicts with seq, method, path, query, url, status, fault, account, form..."""
@@ -319,9 +319,6 @@ def main(argv=None):
     commands = parser.add_subparsers(dest='command', required=True)
     commands.add_parser('reset', parents=[common], help='remove all records, the log and faults')
     commands.add_parser('log', parents=[common], help='print the request log as JSON')
-    commands.add_parser('clear-log', parents=[common], help='empty the request log')
-    commands.add_parser('faults', parents=[common], help='print the queued faults as JSON')
-    commands.add_parser('clear-faults', parents=[common], help='remove the queued faults')
     fault = commands.add_parser('fault', parents=[common], help='queue a fault')
     fault.add_argument('kind', choices=('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect'))
     fault.add_argument('--count', type=int, default=1)
@@ -343,33 +340,23 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     emulator = Emulator(args.url)
+    fault_options = ('status', 'retry_after', 'seconds', 'method', 'path', 'location')
+    run = {
+        'reset': emulator.reset,
+        'log': emulator.log,
+        'fault': lambda: emulator.fault(args.kind, count=args.count, when=args.when,
+                                        **{key: getattr(args, key) for key in fault_options if getattr(args, key) is not None}),
+        'rate-limit': lambda: emulator.rate_limit(args.per_minute, args.window_seconds),
+        'timezone': lambda: emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key),
+        'clock': lambda: emulator.clock(args.offset),
+    }[args.command]
     try:
-        run_command(emulator, args)
+        answer = run()
     except (RuntimeError, OSError) as error:  # a refused request, or no emulator at --url
         parser.exit(1, '%s\n' % error)
+    if answer is not None:
+        print(json.dumps(answer, indent=2 if args.command == 'log' else None))
     return 0
-
-
-def run_command(emulator, args):
-    if args.command == 'reset':
-        emulator.reset()
-    elif args.command == 'log':
-        print(json.dumps(emulator.log(), indent=2))
-    elif args.command == 'clear-log':
-        emulator.clear_log()
-    elif args.command == 'faults':
-        print(json.dumps(emulator.faults(), indent=2))
-    elif args.command == 'clear-faults':
-        emulator.clear_faults()
-    elif args.command == 'fault':
-        opts = {key: getattr(args, key) for key in ('status', 'retry_after', 'seconds', 'method', 'path', 'location') if getattr(args, key) is not None}
-        print(json.dumps(emulator.fault(args.kind, count=args.count, when=args.when, **opts)))
-    elif args.command == 'rate-limit':
-        print(json.dumps(emulator.rate_limit(args.per_minute, args.window_seconds)))
-    elif args.command == 'timezone':
-        print(json.dumps(emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key)))
-    elif args.command == 'clock':
-        print(json.dumps(emulator.clock(args.offset)))
 
 
 if __name__ == '__main__':
