@@ -13,6 +13,8 @@ Laravel renders dates in JSON: ``2026-01-01T12:00:00.000000Z``.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import datetime
 import ipaddress
 import json
@@ -30,7 +32,10 @@ ALERT_CONDITIONS = ('url_unavailable', 'url_text', 'url_no_text')
 REQUEST_METHODS = ('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 ALERT_CHANNELS = ('email',) + URL_CHANNELS + ('telegram', 'sms')
-INCIDENT_STATUSES = ('unresolved', 'acknowledged', 'resolved')
+# The incident list's ``status`` filter; another value is no filter.
+INCIDENT_STATUS_FILTERS = {'unresolved': 'i.ended_at IS NULL AND i.acknowledged_at IS NULL',
+                           'acknowledged': 'i.ended_at IS NULL AND i.acknowledged_at IS NOT NULL',
+                           'resolved': 'i.ended_at IS NOT NULL'}
 PER_PAGE_CHOICES = (10, 25, 50, 100)
 DEFAULT_PER_PAGE = 100
 MAX_LIST_ITEMS = 100
@@ -149,14 +154,8 @@ class NotFound(Exception):
     """The record does not exist or belongs to another account."""
 
 
-class Page:
-    """One page of a list: the records plus what the paginator needs."""
-
-    def __init__(self, records, total, page, per_page):
-        self.records = records
-        self.total = total
-        self.page = page
-        self.per_page = per_page
+# One page of a list: the records plus what the paginator needs.
+Page = collections.namedtuple('Page', 'records total page per_page')
 
 
 def utcnow():
@@ -166,9 +165,7 @@ def utcnow():
 
 def render_time(value):
     """Render a stored ``YYYY-MM-DDTHH:MM:SS`` text the way Laravel serialises dates."""
-    if value is None:
-        return None
-    return value + '.000000Z'
+    return None if value is None else value + '.000000Z'
 
 
 def parse_time(value):
@@ -415,9 +412,16 @@ class Store:
         with self.lock:
             self.db.close()
 
+    @contextlib.contextmanager
     def _transaction(self):
-        """Context manager for one transaction (the connection is in autocommit mode otherwise)."""
-        return _Transaction(self.db)
+        """One transaction (the connection is in autocommit mode otherwise): committed, or rolled back on an exception."""
+        self.db.execute('BEGIN')
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute('ROLLBACK')
+            raise
+        self.db.execute('COMMIT')
 
     # Accounts and test support ---------------------------------------------------------------
 
@@ -806,19 +810,11 @@ class Store:
     @staticmethod
     def _check_text_lookup(data, values, errors, current):
         """``alert_text_lookup`` is required unless the (sent or stored) condition is ``url_unavailable``."""
-        if 'alert_condition' in values:
-            condition = values['alert_condition']
-        elif current is not None:
-            condition = current['alert_condition']
-        else:
-            condition = None
+        stored = dict(current) if current is not None else {}
+        condition = values['alert_condition'] if 'alert_condition' in values else stored.get('alert_condition')
         if condition not in ('url_text', 'url_no_text') or errors.has('alert_text_lookup'):
             return
-        if 'alert_text_lookup' in data:
-            lookup = values.get('alert_text_lookup')
-        else:
-            lookup = current['alert_text_lookup'] if current is not None else None
-        if lookup is None:
+        if (values.get('alert_text_lookup') if 'alert_text_lookup' in data else stored.get('alert_text_lookup')) is None:
             errors.add('alert_text_lookup', 'The alert text lookup field is required unless alert condition is in url_unavailable.')
 
     @staticmethod
@@ -875,13 +871,9 @@ class Store:
         if monitor_id not in (None, ''):
             where.append('i.monitor_id = ?')
             args.append(int(monitor_id) if INTEGER_PATTERN.fullmatch(monitor_id) else -1)
-        status = query.get('status')
-        if status == 'unresolved':
-            where.append('i.ended_at IS NULL AND i.acknowledged_at IS NULL')
-        elif status == 'acknowledged':
-            where.append('i.ended_at IS NULL AND i.acknowledged_at IS NOT NULL')
-        elif status == 'resolved':
-            where.append('i.ended_at IS NOT NULL')
+        status_filter = INCIDENT_STATUS_FILTERS.get(query.get('status'))
+        if status_filter:
+            where.append(status_filter)
         direction = 'ASC' if query.get('sort') == 'asc' else 'DESC'
         if query.get('sort_by') == 'started_at':
             order = 'i.started_at %s, i.id %s' % (direction, direction)
@@ -1008,15 +1000,8 @@ class Store:
     def _incident_record(self, row):
         """The incident as the service returns it: derived status, the whole monitor nested, no monitor_id."""
         monitor = self._monitor_record(self.db.execute('SELECT * FROM monitors WHERE id = ?', (row['monitor_id'],)).fetchone())
-        if row['ended_at']:
-            status = 'resolved'
-        elif row['acknowledged_at']:
-            status = 'acknowledged'
-        else:
-            status = 'unresolved'
-        duration = None
-        if row['ended_at']:
-            duration = int((parse_time(row['ended_at']) - parse_time(row['started_at'])).total_seconds())
+        status = 'resolved' if row['ended_at'] else 'acknowledged' if row['acknowledged_at'] else 'unresolved'
+        duration = int((parse_time(row['ended_at']) - parse_time(row['started_at'])).total_seconds()) if row['ended_at'] else None
         return {
             'id': row['id'],
             'status': status,
@@ -1043,18 +1028,3 @@ class Store:
         total = self.db.execute('SELECT COUNT(*) FROM (%s)' % sql, args).fetchone()[0]
         rows = self.db.execute('%s ORDER BY %s LIMIT ? OFFSET ?' % (sql, order), args + [per_page, (page - 1) * per_page]).fetchall()
         return Page([render(row) for row in rows], total, page, per_page)
-
-
-class _Transaction:
-    """BEGIN on enter, COMMIT on success, ROLLBACK on any exception."""
-
-    def __init__(self, db):
-        self.db = db
-
-    def __enter__(self):
-        self.db.execute('BEGIN')
-        return self.db
-
-    def __exit__(self, exc_type, exc, traceback):
-        self.db.execute('ROLLBACK' if exc_type else 'COMMIT')
-        return False
