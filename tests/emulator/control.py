@@ -1,17 +1,10 @@
-"""Start, drive and inspect the phpUptime emulator from tests (``Emulator``) or from a shell.
+"""Start, drive and inspect the phpUptime emulator from tests (``Emulator``) or from a shell
+(``python tests/emulator/control.py reset|log|fault|rate-limit|timezone|clock --url URL``; see README.md).
 
     with Emulator.start() as emu:
         emu.api('POST', '/api/v1/monitors', data={'name': 'web', ...})
         emu.fault('status', status=503)
         print(emu.log())
-
-Shell use (the URL may also come from ``EMULATOR_URL``)::
-
-    python tests/emulator/control.py reset --url http://127.0.0.1:8080
-    python tests/emulator/control.py log --url http://127.0.0.1:8080
-    python tests/emulator/control.py fault drop --count 2 --when after --url ...
-    python tests/emulator/control.py timezone KEY America/New_York --url ...
-    python tests/emulator/control.py clock -5 --url ...
 
 Only the standard library is used (urllib), never the collection's own client.
 """
@@ -250,40 +243,30 @@ class Emulator:
         """Make ``monitor_ids`` the monitors of status page ``page_id`` of the account of ``api_key``."""
         return self._control('POST', '/status_pages', {'api_key': api_key, 'id': page_id, 'monitor_ids': list(monitor_ids)})
 
+    # The control requests below act on the account of ``api_key`` (None: the first key); README.md says what each does.
+
+    def _for_account(self, path, api_key, **payload):
+        return self._control('POST', path, dict(payload, api_key=self.api_keys[0] if api_key is None else api_key))
+
     def check(self, monitor_id, status, api_key=None, cause=None):
-        """Do what the service's checker does after a check of ``monitor_id``: set its status to ``online`` or
-        ``offline`` and ``checked_at``; a flip also moves ``started_at`` and renews ``token``, and going offline opens
-        an incident (``cause``, default ``HTTP 500``) that coming online ends.  Returns the monitor record."""
-        key = self.api_keys[0] if api_key is None else api_key
-        payload = {'api_key': key, 'monitor_id': monitor_id, 'status': status}
-        if cause is not None:
-            payload['cause'] = cause
-        return self._control('POST', '/check', payload)
+        """Play the service's checker: ``monitor_id`` goes ``online`` or ``offline`` (an incident opens or ends)."""
+        return self._for_account('/check', api_key, monitor_id=monitor_id, status=status, cause=cause)
 
     def seed(self, monitors, offline=0, resolved=0, api_key=None):
-        """Insert ``monitors`` monitors at once (``seed-00001``..., online), the first ``offline`` of them offline
-        with an ongoing incident each and the next ``resolved`` with one resolved incident each.
-
-        Returns ``{monitors, offline, resolved, first_id, last_id}``.  For tests that need many records: far faster
-        than creating them through the API, and not logged.
-        """
-        key = self.api_keys[0] if api_key is None else api_key
-        return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved})
+        """Insert ``monitors`` monitors at once (``offline`` of them with an ongoing incident, ``resolved`` with a
+        resolved one), not logged; returns ``{monitors, offline, resolved, first_id, last_id}``."""
+        return self._for_account('/seed', api_key, monitors=monitors, offline=offline, resolved=resolved)
 
     def records(self, monitors=(), incidents=(), api_key=None):
-        """Create ``monitors``, then ``incidents`` (JSON objects with the API's fields; an incident may name its
-        monitor by ``monitor``), by the API's rules but not logged.  Returns ``{"monitors": [ids], "incidents": [ids]}``."""
-        key = self.api_keys[0] if api_key is None else api_key
-        return self._control('POST', '/records', {'api_key': key, 'monitors': list(monitors), 'incidents': list(incidents)})
+        """Create ``monitors``, then ``incidents`` by the API's rules, not logged; returns their ids by kind."""
+        return self._for_account('/records', api_key, monitors=list(monitors), incidents=list(incidents))
 
     def timezone(self, timezone, api_key=PRIMARY_KEY):
-        """Set the account's time zone (an IANA name; None is the instance default, UTC); a reset restores the zone the
-        emulator was started with (``--timezone``)."""
-        return self._control('POST', '/account', {'api_key': api_key, 'timezone': timezone})
+        """Set the account's time zone (an IANA name; None: the instance default, UTC)."""
+        return self._for_account('/account', api_key, timezone=timezone)
 
     def clock(self, offset):
-        """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind): its validation, the
-        times it stores and its ``Date`` header; a reset puts it back on the real clock."""
+        """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind)."""
         return self._control('POST', '/clock', {'offset': offset})
 
     def quirks(self, **flags):
@@ -291,9 +274,7 @@ class Emulator:
         return self._control('POST', '/quirks', flags)
 
     def names(self, ignore_case):
-        """Hold monitor names unique without regard to case (True), as the service on MySQL's default collation does: a
-        create or rename to ``API`` is then refused (422 on ``name``) while ``api`` exists; or as written (False, the
-        default, as on SQLite and PostgreSQL). The list's ``search`` ignores case either way. A reset restores False."""
+        """Hold monitor names unique without regard to case (True, as on MySQL) or as written (False, the default)."""
         return self._control('POST', '/names', {'ignore_case': ignore_case})
 
     def wait_idle(self, timeout=5.0, requests=0):

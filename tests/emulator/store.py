@@ -488,13 +488,7 @@ class Store:
             self.names_ignore_case = False
 
     def seed(self, account_id, monitors, offline=0, resolved=0):
-        """Insert ``monitors`` monitors for the account in one transaction, for tests that need many records.
-
-        They are named ``seed-00001``... (url ``https://seed-00001.example.com``, interval 60, GET,
-        url_unavailable) and online; the first ``offline`` of them are offline with an ongoing incident each, the
-        next ``resolved`` are online again after one resolved incident each (see SEED_* for the times).  Returns
-        ``{monitors, offline, resolved, first_id, last_id}`` (the ids are consecutive; None when ``monitors`` is 0).
-        """
+        """``POST /_emulator/seed`` (see README.md): ``monitors`` monitors in one transaction, ``seed-00001``..."""
         counts = {'monitors': monitors, 'offline': offline, 'resolved': resolved}
         for field, value in counts.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -551,14 +545,8 @@ class Store:
             return dict(counts, first_id=first_id, last_id=last_id)
 
     def add_records(self, account_id, monitors=(), incidents=()):
-        """Create ``monitors``, then ``incidents``, one by one as ``POST /api/v1/monitors`` and ``/api/v1/incidents``
-        would (same rules, same numbering, times in the account's zone), for tests that need records with given
-        values but do not test how they are made.
-
-        Entries are JSON objects, sent as ``encode_form`` encodes them.  An incident names its monitor by
-        ``monitor_id`` or by ``monitor`` (the name).  Stops at the first refused entry with a ValueError naming it and
-        the fields (the entries before it stay).  Returns ``{"monitors": [ids], "incidents": [ids]}``.
-        """
+        """``POST /_emulator/records`` (see README.md): ``monitors``, then ``incidents``, created one by one as the API
+        would; a ValueError names the first refused entry."""
         if not isinstance(monitors, list) or not isinstance(incidents, list):
             raise ValueError('monitors and incidents must be lists')
         created = {'monitors': [], 'incidents': []}
@@ -667,12 +655,7 @@ class Store:
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
     def check_monitor(self, account_id, monitor_id, status, cause=None):
-        """What the service's checker writes after a check: ``status`` and ``checked_at``, and on a flip between
-        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``.
-
-        Going ``offline`` from ``pending`` or ``online`` opens an incident (``cause``, default ``HTTP 500``); coming
-        ``online`` ends the ongoing one.  Both carry the monitor's new ``started_at``, the moment of the flip.
-        """
+        """``POST /_emulator/check`` (see README.md): what the service's checker writes after a check."""
         if status not in ('online', 'offline'):
             raise ValueError('status must be online or offline')
         if cause is not None and (not isinstance(cause, str) or len(cause) > 255):
