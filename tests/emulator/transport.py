@@ -1,13 +1,8 @@
 """The emulator's transport: HTTPS serving, handshake faults, and a server that records what it receives.
 
 * ``tls_server_class(EmulatorServer)``: the emulator's server class, serving HTTPS with the certificates of a
-  directory made by ``pki.make_pki`` (``server.py --tls-dir DIR``).
-* Handshake faults (``POST /_emulator/tls_faults``): the next connections present the expired certificate,
-  the certificate of another host name, or have their handshake refused with a TLS alert. They are counted
-  in connections, not requests: a fault with ``after: 2`` lets two handshakes through first. The emulator
-  closes the connection after every answer, so a client opens one connection per request. Connections
-  that name CONTROL_SERVER_NAME in their TLS server name indication (the test harness, ``control.py``) are
-  never faulted nor counted.
+  directory made by ``pki.make_pki`` (``server.py --tls-dir DIR``), and handshake faults
+  (``POST /_emulator/tls_faults``, see README.md) for every connection but the harness's own.
 * ``RecordingServer``: a second local server that answers every request with an empty list and keeps what it
   was sent (method, path, headers, body): the place a redirect points to, to show what a client carries there.
 
