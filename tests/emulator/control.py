@@ -79,7 +79,7 @@ class Emulator:
         self.tls_dir = None  # the directory of the test PKI, when start() made one (removed by stop())
 
     @classmethod
-    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(),
+    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), host='127.0.0.1', extra_args=(),
               timeout=15, tls=False, port=0, log=None):
         """Launch ``server.py`` on ``port`` (0: a free one) and wait for its READY line.
 
@@ -89,7 +89,7 @@ class Emulator:
         ``log``, it outlives this process (give it ``--lifetime`` in ``extra_args``); a SIGTERM to
         ``emulator.process.pid`` stops it.
         """
-        command = [sys.executable, SERVER, '--host', host, '--port', str(port), '--db', db]
+        command = [sys.executable, SERVER, '--host', host, '--port', str(port)]
         command += ['--exit-with-stdin'] if log is None else []
         pki, pki_dir = None, None
         if tls:
@@ -277,15 +277,12 @@ class Emulator:
         """Hold monitor names unique without regard to case (True, as on MySQL) or as written (False, the default)."""
         return self._control('POST', '/names', {'ignore_case': ignore_case})
 
-    def wait_idle(self, timeout=5.0, requests=0):
-        """Wait until at least ``requests`` requests are logged and none is still in flight.
-
-        Useful after a client gave up on a delay; ``requests`` covers a request the server has not logged yet.
-        """
+    def wait_idle(self, timeout=5.0):
+        """Wait until no logged request is still in flight (one a client gave up on, after a delay)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             log = self.log()
-            if len(log) >= requests and all(entry['status'] is not None or entry['fault'] == 'drop' for entry in log):
+            if all(entry['status'] is not None or entry['fault'] == 'drop' for entry in log):
                 return True
             time.sleep(0.05)
         return False

@@ -91,11 +91,9 @@ class Response:
 class RateLimiter:
     """Fixed-window request counter per client key, like Laravel's ``throttle`` middleware."""
 
-    def __init__(self, per_window=0, window_seconds=60):
+    def __init__(self):
         self.lock = threading.Lock()
-        self.per_window = per_window
-        self.window_seconds = window_seconds
-        self.windows = {}
+        self.configure(0, 60)  # off
 
     def configure(self, per_window, window_seconds):
         with self.lock:
@@ -199,10 +197,8 @@ class RequestLog:
     def start(self, **fields):
         with self.lock:
             self.seq += 1
-            entry = {'seq': self.seq}
-            entry.update(fields)
-            entry.update(status=None, app_status=None, fault=None, fault_when=None, account=None, api_key=None,
-                         rate_remaining=None)
+            entry = dict(seq=self.seq, **fields, status=None, app_status=None, fault=None, fault_when=None, account=None,
+                         api_key=None, rate_remaining=None)
             self.entries.append(entry)
             return entry
 

@@ -286,9 +286,6 @@ class Errors:
         if key not in self.messages:
             self.messages[key] = [message]
 
-    def has(self, key):
-        return key in self.messages
-
     def raise_if_any(self):
         if self.messages:
             raise ValidationError(self.messages)
@@ -795,7 +792,7 @@ class Store:
         """``alert_text_lookup`` is required unless the (sent or stored) condition is ``url_unavailable``."""
         stored = dict(current) if current is not None else {}
         condition = values['alert_condition'] if 'alert_condition' in values else stored.get('alert_condition')
-        if condition not in ('url_text', 'url_no_text') or errors.has('alert_text_lookup'):
+        if condition not in ('url_text', 'url_no_text') or 'alert_text_lookup' in errors.messages:
             return
         if (values.get('alert_text_lookup') if 'alert_text_lookup' in data else stored.get('alert_text_lookup')) is None:
             errors.add('alert_text_lookup', 'The alert text lookup field is required unless alert condition is in url_unavailable.')
