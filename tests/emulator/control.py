@@ -1,17 +1,10 @@
-"""Start, drive and inspect the phpUptime emulator from tests (``Emulator``) or from a shell.
+"""Start, drive and inspect the phpUptime emulator from tests (``Emulator``) or from a shell
+(``python tests/emulator/control.py reset|log|fault|rate-limit|timezone|clock --url URL``; see README.md).
 
     with Emulator.start() as emu:
         emu.api('POST', '/api/v1/monitors', data={'name': 'web', ...})
         emu.fault('status', status=503)
         print(emu.log())
-
-Shell use (the URL may also come from ``EMULATOR_URL``)::
-
-    python tests/emulator/control.py reset --url http://127.0.0.1:8080
-    python tests/emulator/control.py log --url http://127.0.0.1:8080
-    python tests/emulator/control.py fault drop --count 2 --when after --url ...
-    python tests/emulator/control.py timezone KEY America/New_York --url ...
-    python tests/emulator/control.py clock -5 --url ...
 
 Only the standard library is used (urllib), never the collection's own client.
 """
@@ -86,7 +79,7 @@ class Emulator:
         self.tls_dir = None  # the directory of the test PKI, when start() made one (removed by stop())
 
     @classmethod
-    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), db=':memory:', host='127.0.0.1', extra_args=(),
+    def start(cls, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(), host='127.0.0.1', extra_args=(),
               timeout=15, tls=False, port=0, log=None):
         """Launch ``server.py`` on ``port`` (0: a free one) and wait for its READY line.
 
@@ -96,7 +89,7 @@ class Emulator:
         ``log``, it outlives this process (give it ``--lifetime`` in ``extra_args``); a SIGTERM to
         ``emulator.process.pid`` stops it.
         """
-        command = [sys.executable, SERVER, '--host', host, '--port', str(port), '--db', db]
+        command = [sys.executable, SERVER, '--host', host, '--port', str(port)]
         command += ['--exit-with-stdin'] if log is None else []
         pki, pki_dir = None, None
         if tls:
@@ -189,7 +182,9 @@ class Emulator:
         if body is not None:
             request_headers['Content-Type'] = 'application/x-www-form-urlencoded'
         request_headers.update(headers or {})
-        request = urllib.request.Request(url, data=body, headers=request_headers, method=method.upper())
+        return self._send(urllib.request.Request(url, data=body, headers=request_headers, method=method.upper()), timeout)
+
+    def _send(self, request, timeout):
         try:
             with self._opener.open(request, timeout=timeout) as answer:
                 return ApiResponse(answer.status, answer.headers, answer.read().decode('utf-8'))
@@ -203,12 +198,10 @@ class Emulator:
         body = json.dumps(payload).encode('utf-8') if payload is not None else None
         request = urllib.request.Request(self.url + '/_emulator' + path, data=body, method=method,
                                          headers={'Content-Type': 'application/json'})
-        try:
-            with self._opener.open(request, timeout=10) as answer:
-                return json.loads(answer.read().decode('utf-8'))
-        except urllib.error.HTTPError as error:
-            with error:
-                raise RuntimeError('emulator control %s %s failed: %s' % (method, path, error.read().decode('utf-8'))) from None
+        answer = self._send(request, 10)
+        if answer.status != 200:
+            raise RuntimeError('emulator control %s %s failed: %s' % (method, path, answer.text))
+        return answer.json
 
     def log(self):
         """Every service request so far: dicts with seq, method, path, query, url, status, fault, account, form..."""
@@ -239,21 +232,6 @@ class Emulator:
         ``wrong-host`` certificate, or have their handshake refused (``refuse``). Cleared by ``clear_faults()``."""
         return self._control('POST', '/tls_faults', {'kind': kind, 'count': count, 'after': after})['fault']
 
-    def handshakes(self, until=None, timeout=10):
-        """HTTPS mode: every TLS handshake so far, ``{certificate, outcome}`` (ok, refused, failed: reason). With
-        ``until`` (a test of that list), once it holds, or after ``timeout`` seconds: each connection's thread
-        records its own handshake, and a client that rejects the certificate hangs up before the server reads why,
-        so a failed handshake may be recorded after the client has gone on."""
-        deadline = time.monotonic() + timeout
-        while True:
-            handshakes = self._control('GET', '/tls')['handshakes']
-            if until is None or until(handshakes) or time.monotonic() > deadline:
-                return handshakes
-            time.sleep(0.05)
-
-    def clear_handshakes(self):
-        self._control('DELETE', '/tls')
-
     def clear_faults(self):
         self._control('DELETE', '/faults')
 
@@ -265,62 +243,46 @@ class Emulator:
         """Make ``monitor_ids`` the monitors of status page ``page_id`` of the account of ``api_key``."""
         return self._control('POST', '/status_pages', {'api_key': api_key, 'id': page_id, 'monitor_ids': list(monitor_ids)})
 
+    # The control requests below act on the account of ``api_key`` (None: the first key); README.md says what each does.
+
+    def _for_account(self, path, api_key, **payload):
+        return self._control('POST', path, dict(payload, api_key=self.api_keys[0] if api_key is None else api_key))
+
     def check(self, monitor_id, status, api_key=None, cause=None):
-        """Do what the service's checker does after a check of ``monitor_id``: set its status to ``online`` or
-        ``offline`` and ``checked_at``; a flip also moves ``started_at`` and renews ``token``, and going offline opens
-        an incident (``cause``, default ``HTTP 500``) that coming online ends.  Returns the monitor record."""
-        key = self.api_keys[0] if api_key is None else api_key
-        payload = {'api_key': key, 'monitor_id': monitor_id, 'status': status}
-        if cause is not None:
-            payload['cause'] = cause
-        return self._control('POST', '/check', payload)
+        """Play the service's checker: ``monitor_id`` goes ``online`` or ``offline`` (an incident opens or ends)."""
+        return self._for_account('/check', api_key, monitor_id=monitor_id, status=status, cause=cause)
 
-    def seed(self, monitors, offline=0, resolved=0, api_key=None, prefix='seed'):
-        """Insert ``monitors`` monitors at once (``<prefix>-00001``..., online), the first ``offline`` of them offline
-        with an ongoing incident each and the next ``resolved`` with one resolved incident each.
-
-        Returns ``{monitors, offline, resolved, first_id, last_id}``.  For tests that need many records: far faster
-        than creating them through the API, and not logged.
-        """
-        key = self.api_keys[0] if api_key is None else api_key
-        return self._control('POST', '/seed', {'api_key': key, 'monitors': monitors, 'offline': offline, 'resolved': resolved,
-                                               'prefix': prefix})
+    def seed(self, monitors, offline=0, resolved=0, api_key=None):
+        """Insert ``monitors`` monitors at once (``offline`` of them with an ongoing incident, ``resolved`` with a
+        resolved one), not logged; returns ``{monitors, offline, resolved, first_id, last_id}``."""
+        return self._for_account('/seed', api_key, monitors=monitors, offline=offline, resolved=resolved)
 
     def records(self, monitors=(), incidents=(), api_key=None):
-        """Create ``monitors``, then ``incidents`` (JSON objects with the API's fields; an incident may name its
-        monitor by ``monitor``), by the API's rules but not logged.  Returns ``{"monitors": [ids], "incidents": [ids]}``."""
-        key = self.api_keys[0] if api_key is None else api_key
-        return self._control('POST', '/records', {'api_key': key, 'monitors': list(monitors), 'incidents': list(incidents)})
+        """Create ``monitors``, then ``incidents`` by the API's rules, not logged; returns their ids by kind."""
+        return self._for_account('/records', api_key, monitors=list(monitors), incidents=list(incidents))
 
     def timezone(self, timezone, api_key=PRIMARY_KEY):
-        """Set the account's time zone (an IANA name; None is the instance default, UTC); a reset restores the zone the
-        emulator was started with (``--timezone``)."""
-        return self._control('POST', '/account', {'api_key': api_key, 'timezone': timezone})
+        """Set the account's time zone (an IANA name; None: the instance default, UTC)."""
+        return self._for_account('/account', api_key, timezone=timezone)
 
     def clock(self, offset):
-        """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind): its validation, the
-        times it stores and its ``Date`` header; a reset puts it back on the real clock."""
+        """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind)."""
         return self._control('POST', '/clock', {'offset': offset})
 
     def quirks(self, **flags):
-        """Switch response quirks on or off, e.g. ``quirks(stringly=True)`` or ``quirks(create_200=True)``."""
+        """Switch response quirks on or off: ``quirks(stringly=True)``."""
         return self._control('POST', '/quirks', flags)
 
     def names(self, ignore_case):
-        """Hold monitor names unique without regard to case (True), as the service on MySQL's default collation does: a
-        create or rename to ``API`` is then refused (422 on ``name``) while ``api`` exists; or as written (False, the
-        default, as on SQLite and PostgreSQL). The list's ``search`` ignores case either way. A reset restores False."""
+        """Hold monitor names unique without regard to case (True, as on MySQL) or as written (False, the default)."""
         return self._control('POST', '/names', {'ignore_case': ignore_case})
 
-    def wait_idle(self, timeout=5.0, requests=0):
-        """Wait until at least ``requests`` requests are logged and none is still in flight.
-
-        Useful after a client gave up on a delay; ``requests`` covers a request the server has not logged yet.
-        """
+    def wait_idle(self, timeout=5.0):
+        """Wait until no logged request is still in flight (one a client gave up on, after a delay)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             log = self.log()
-            if len(log) >= requests and all(entry['status'] is not None or entry['fault'] == 'drop' for entry in log):
+            if all(entry['status'] is not None or entry['fault'] == 'drop' for entry in log):
                 return True
             time.sleep(0.05)
         return False
@@ -335,9 +297,6 @@ def main(argv=None):
     commands = parser.add_subparsers(dest='command', required=True)
     commands.add_parser('reset', parents=[common], help='remove all records, the log and faults')
     commands.add_parser('log', parents=[common], help='print the request log as JSON')
-    commands.add_parser('clear-log', parents=[common], help='empty the request log')
-    commands.add_parser('faults', parents=[common], help='print the queued faults as JSON')
-    commands.add_parser('clear-faults', parents=[common], help='remove the queued faults')
     fault = commands.add_parser('fault', parents=[common], help='queue a fault')
     fault.add_argument('kind', choices=('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect'))
     fault.add_argument('--count', type=int, default=1)
@@ -359,33 +318,23 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     emulator = Emulator(args.url)
+    fault_options = ('status', 'retry_after', 'seconds', 'method', 'path', 'location')
+    run = {
+        'reset': emulator.reset,
+        'log': emulator.log,
+        'fault': lambda: emulator.fault(args.kind, count=args.count, when=args.when,
+                                        **{key: getattr(args, key) for key in fault_options if getattr(args, key) is not None}),
+        'rate-limit': lambda: emulator.rate_limit(args.per_minute, args.window_seconds),
+        'timezone': lambda: emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key),
+        'clock': lambda: emulator.clock(args.offset),
+    }[args.command]
     try:
-        run_command(emulator, args)
+        answer = run()
     except (RuntimeError, OSError) as error:  # a refused request, or no emulator at --url
         parser.exit(1, '%s\n' % error)
+    if answer is not None:
+        print(json.dumps(answer, indent=2 if args.command == 'log' else None))
     return 0
-
-
-def run_command(emulator, args):
-    if args.command == 'reset':
-        emulator.reset()
-    elif args.command == 'log':
-        print(json.dumps(emulator.log(), indent=2))
-    elif args.command == 'clear-log':
-        emulator.clear_log()
-    elif args.command == 'faults':
-        print(json.dumps(emulator.faults(), indent=2))
-    elif args.command == 'clear-faults':
-        emulator.clear_faults()
-    elif args.command == 'fault':
-        opts = {key: getattr(args, key) for key in ('status', 'retry_after', 'seconds', 'method', 'path', 'location') if getattr(args, key) is not None}
-        print(json.dumps(emulator.fault(args.kind, count=args.count, when=args.when, **opts)))
-    elif args.command == 'rate-limit':
-        print(json.dumps(emulator.rate_limit(args.per_minute, args.window_seconds)))
-    elif args.command == 'timezone':
-        print(json.dumps(emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key)))
-    elif args.command == 'clock':
-        print(json.dumps(emulator.clock(args.offset)))
 
 
 if __name__ == '__main__':

@@ -28,8 +28,6 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 SERVER_NAMES = ('localhost',)
 SERVER_ADDRESSES = ('127.0.0.1',)
 WRONG_HOST = 'wrong-host.example.test'
-# Certificates the emulator can present instead of server.crt (see transport.TlsFaults).
-CERTIFICATES = ('server', 'expired', 'wrong-host')
 
 
 def _key():
@@ -75,19 +73,13 @@ def _leaf(ca_key, ca_certificate, names, addresses, not_before, not_after):
     return key, certificate
 
 
-def _write(path, data):
+def _write(directory, name, item):
+    """Write a certificate or a private key as PEM into ``directory``; returns its path."""
+    path = os.path.join(directory, name)
     with open(path, 'wb') as handle:
-        handle.write(data)
+        handle.write(item.public_bytes(serialization.Encoding.PEM) if isinstance(item, x509.Certificate) else
+                     item.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
     return path
-
-
-def _pem(certificate):
-    return certificate.public_bytes(serialization.Encoding.PEM)
-
-
-def _key_pem(key):
-    return key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                             serialization.NoEncryption())
 
 
 def make_pki(directory):
@@ -96,8 +88,7 @@ def make_pki(directory):
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key, ca_certificate = _ca('uptime.monitoring test CA', now)
     dummy, other_ca = _ca('an unrelated CA', now)
-    paths = {'ca': _write(os.path.join(directory, 'ca.crt'), _pem(ca_certificate)),
-             'other-ca': _write(os.path.join(directory, 'other-ca.crt'), _pem(other_ca))}
+    paths = {'ca': _write(directory, 'ca.crt', ca_certificate), 'other-ca': _write(directory, 'other-ca.crt', other_ca)}
     leaves = {
         'server': (SERVER_NAMES, SERVER_ADDRESSES, now - datetime.timedelta(hours=1), now + datetime.timedelta(days=7)),
         'expired': (SERVER_NAMES, SERVER_ADDRESSES, now - datetime.timedelta(days=30), now - datetime.timedelta(days=1)),
@@ -105,6 +96,5 @@ def make_pki(directory):
     }
     for name, (names, addresses, not_before, not_after) in leaves.items():
         key, certificate = _leaf(ca_key, ca_certificate, names, addresses, not_before, not_after)
-        paths[name] = (_write(os.path.join(directory, '%s.crt' % name), _pem(certificate)),
-                       _write(os.path.join(directory, '%s.key' % name), _key_pem(key)))
+        paths[name] = (_write(directory, name + '.crt', certificate), _write(directory, name + '.key', key))
     return paths

@@ -36,8 +36,18 @@ API_PREFIX = '/api/v1'
 CONTROL_PREFIX = '/_emulator'
 FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect')
 FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200, 'redirect': 302}
-MONITOR_LIST_PARAMS = ('search', 'search_by', 'status_page_id', 'sort_by', 'sort', 'per_page')
-INCIDENT_LIST_PARAMS = ('search', 'search_by', 'monitor_id', 'status', 'sort_by', 'sort', 'per_page')
+# Each route: its path below API_PREFIX, the kind of record, and the action of each method (see Handler.act).
+ROUTES = (
+    (r'/status', None, {'GET': 'status'}),
+    (r'/account', None, {'GET': 'account'}),
+    (r'/monitors', 'monitor', {'GET': 'list', 'POST': 'create'}),
+    (r'/monitors/([^/]+)', 'monitor', {'GET': 'get', 'PUT': 'update', 'PATCH': 'update', 'DELETE': 'delete'}),
+    (r'/incidents', 'incident', {'GET': 'list', 'POST': 'create'}),
+    (r'/incidents/([^/]+)', 'incident', {'GET': 'get', 'PUT': 'update', 'DELETE': 'delete'}),
+)
+# The parameters a list's links carry along.
+LIST_PARAMS = {'monitor': ('search', 'search_by', 'status_page_id', 'sort_by', 'sort', 'per_page'),
+               'incident': ('search', 'search_by', 'monitor_id', 'status', 'sort_by', 'sort', 'per_page')}
 JSON_TYPE = 'application/json'
 HTML_TYPE = 'text/html; charset=UTF-8'
 
@@ -81,23 +91,14 @@ class Response:
 class RateLimiter:
     """Fixed-window request counter per client key, like Laravel's ``throttle`` middleware."""
 
-    def __init__(self, per_window=0, window_seconds=60):
+    def __init__(self):
         self.lock = threading.Lock()
-        self.per_window = per_window
-        self.window_seconds = window_seconds
-        self.windows = {}
+        self.configure(0, 60)  # off
 
     def configure(self, per_window, window_seconds):
         with self.lock:
             self.per_window = per_window
             self.window_seconds = window_seconds
-            self.windows = {}
-
-    def settings(self):
-        return {'per_minute': self.per_window, 'window_seconds': self.window_seconds}
-
-    def clear(self):
-        with self.lock:
             self.windows = {}
 
     def hit(self, key):
@@ -120,12 +121,8 @@ class RateLimiter:
             return True, headers
 
 
-class Faults:
+class Faults(transport.FaultQueue):
     """Queue of injected faults; each matching request consumes one count of the first matching fault."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.queue = []
 
     @staticmethod
     def normalise(spec):
@@ -164,12 +161,6 @@ class Faults:
             fault['location'] = str(spec['location'])
         return fault
 
-    def add(self, spec):
-        fault = self.normalise(spec)
-        with self.lock:
-            self.queue.append(fault)
-        return fault
-
     def take(self, method, path):
         """Consume one count of the first fault matching the request, or return None."""
         with self.lock:
@@ -183,14 +174,6 @@ class Faults:
                     self.queue.remove(fault)
                 return dict(fault)
             return None
-
-    def pending(self):
-        with self.lock:
-            return [dict(fault) for fault in self.queue]
-
-    def clear(self):
-        with self.lock:
-            self.queue = []
 
 
 def path_within(path, prefix):
@@ -214,10 +197,8 @@ class RequestLog:
     def start(self, **fields):
         with self.lock:
             self.seq += 1
-            entry = {'seq': self.seq}
-            entry.update(fields)
-            entry.update(status=None, app_status=None, fault=None, fault_when=None, account=None, api_key=None,
-                         rate_remaining=None)
+            entry = dict(seq=self.seq, **fields, status=None, app_status=None, fault=None, fault_when=None, account=None,
+                         api_key=None, rate_remaining=None)
             self.entries.append(entry)
             return entry
 
@@ -253,11 +234,9 @@ def stringly(value):
 class Emulator:
     """Everything the request handlers share: store, accounts, log, faults, rate limit and quirks."""
 
-    def __init__(self, store, api_keys, no_api_keys, default_per_page=100, rate_limit=0, window_seconds=60, timezones=None):
+    def __init__(self, store, api_keys, no_api_keys, timezones=None):
         self.store = store
-        self.default_per_page = default_per_page
-        self.initial_rate_limit = (rate_limit, window_seconds)
-        self.rate_limiter = RateLimiter(rate_limit, window_seconds)
+        self.rate_limiter = RateLimiter()
         self.faults = Faults()
         self.log = RequestLog()
         self.quirks = {}
@@ -274,13 +253,12 @@ class Emulator:
             self.store.set_timezone(key, zone)
 
     def reset(self):
-        """Back to a clean start: no records, log, faults, counters or quirks; rate limit and time zones as on the
-        command line."""
+        """Back to a clean start: no records, log, faults, rate limit or quirks; time zones as on the command line."""
         self.store.reset()
         self._apply_initial_timezones()
         self.log.clear(restart=True)
         self.faults.clear()
-        self.rate_limiter.configure(*self.initial_rate_limit)
+        self.rate_limiter.configure(0, 60)
         self.quirks = {}
 
 
@@ -457,52 +435,51 @@ class Handler(BaseHTTPRequestHandler):
         return '/json' in accept or '+json' in accept
 
     def route(self, account_id, path, query, body):
-        routes = (
-            (r'/status', {'GET': self.api_status}),
-            (r'/account', {'GET': self.account_show}),
-            (r'/monitors', {'GET': self.monitor_list, 'POST': self.monitor_store}),
-            (r'/monitors/([^/]+)', {'GET': self.monitor_show, 'PUT': self.monitor_update, 'PATCH': self.monitor_update,
-                                    'DELETE': self.monitor_delete}),
-            (r'/incidents', {'GET': self.incident_list, 'POST': self.incident_store}),
-            (r'/incidents/([^/]+)', {'GET': self.incident_show, 'PUT': self.incident_update, 'DELETE': self.incident_delete}),
-        )
-        for pattern, methods in routes:
+        for pattern, kind, methods in ROUTES:
             match = re.fullmatch(re.escape(API_PREFIX) + pattern, path)
             if not match:
                 continue
-            handler = methods.get(self.command)
-            if handler is None:
+            action = methods.get(self.command)
+            if action is None:
                 allowed = ', '.join(list(methods) + (['HEAD'] if 'GET' in methods else []))
                 return Response.message(405, 'The %s method is not supported for route %s. Supported methods: %s.'
                                         % (self.command, path.lstrip('/'), allowed))
-            args = [account_id]
-            if match.groups():
-                args.append(int(match.group(1)) if match.group(1).isdigit() else None)
+            record_id = int(match.group(1)) if match.groups() and match.group(1).isdigit() else None
             try:
-                return handler(*args, query=dict(parse_qsl(query, keep_blank_values=True)), form=store_module.decode_form(body))
+                return self.act(action, kind, account_id, record_id, dict(parse_qsl(query, keep_blank_values=True)),
+                                store_module.decode_form(body))
             except store_module.ValidationError as exc:
                 return Response.json(422, {'message': exc.messages, 'status': 422})
             except store_module.NotFound:
-                if handler == self.incident_update:  # pylint: disable=comparison-with-callable
+                if (action, kind) == ('update', 'incident'):
                     # Its form request looks the incident up with firstOrFail() before the controller runs.
-                    return Response.json(404, {'message': 'No query results for model [App\\Models\\Incident] %s'
-                                                          % (args[-1],)})
+                    return Response.json(404, {'message': 'No query results for model [App\\Models\\Incident] %s' % record_id})
                 return Response.message(404, 'Resource not found.')
         # Laravel's answer for a path no route matches: nothing to do with a record.
         return Response.json(404, {'message': 'The route %s could not be found.' % path.lstrip('/')})
+
+    def act(self, action, kind, account_id, record_id, query, form):
+        """One routed request: ``action`` of ROUTES on a ``kind`` of record (the store's ``<action>_<kind>``)."""
+        store = self.emulator.store
+        if action == 'status':
+            return Response.message(200, 'Online.')
+        if action == 'account':
+            return self.record(store.account(account_id))
+        if action == 'list':
+            return self.listing(getattr(store, 'list_%ss' % kind)(account_id, query), LIST_PARAMS[kind])
+        if action == 'create':
+            return self.record(getattr(store, 'create_' + kind)(account_id, form), 201)
+        if action == 'delete':
+            getattr(store, 'delete_' + kind)(account_id, record_id)
+            shown_id = str(record_id) if self.emulator.quirks.get('stringly') else record_id
+            return Response.json(200, {'id': shown_id, 'object': kind, 'deleted': True, 'status': 200})
+        arguments = (form,) if action == 'update' else ()
+        return self.record(getattr(store, '%s_%s' % (action, kind))(account_id, record_id, *arguments))
 
     def record(self, data, status=200):
         if self.emulator.quirks.get('stringly'):
             data = stringly(data)
         return Response.json(status, {'data': data, 'status': status})
-
-    def created(self, data):
-        status = 200 if self.emulator.quirks.get('create_200') else 201
-        return self.record(data, status)
-
-    def deleted(self, record_id, kind):
-        record_id = str(record_id) if self.emulator.quirks.get('stringly') else record_id
-        return Response.json(200, {'id': record_id, 'object': kind, 'deleted': True, 'status': 200})
 
     def listing(self, page, params):
         """The paginated list envelope with ``links`` and ``meta`` like a Laravel resource collection."""
@@ -538,47 +515,14 @@ class Handler(BaseHTTPRequestHandler):
             'status': 200,
         })
 
-    def api_status(self, account_id, query, form):  # pylint: disable=unused-argument
-        return Response.message(200, 'Online.')
-
-    def account_show(self, account_id, query, form):  # pylint: disable=unused-argument
-        return self.record(self.emulator.store.account(account_id))
-
-    def monitor_list(self, account_id, query, form):  # pylint: disable=unused-argument
-        page = self.emulator.store.list_monitors(account_id, query, self.emulator.default_per_page)
-        return self.listing(page, MONITOR_LIST_PARAMS)
-
-    def monitor_show(self, account_id, monitor_id, query, form):  # pylint: disable=unused-argument
-        return self.record(self.emulator.store.get_monitor(account_id, monitor_id))
-
-    def monitor_store(self, account_id, query, form):  # pylint: disable=unused-argument
-        return self.created(self.emulator.store.create_monitor(account_id, form))
-
-    def monitor_update(self, account_id, monitor_id, query, form):  # pylint: disable=unused-argument
-        return self.record(self.emulator.store.update_monitor(account_id, monitor_id, form))
-
-    def monitor_delete(self, account_id, monitor_id, query, form):  # pylint: disable=unused-argument
-        self.emulator.store.delete_monitor(account_id, monitor_id)
-        return self.deleted(monitor_id, 'monitor')
-
-    def incident_list(self, account_id, query, form):  # pylint: disable=unused-argument
-        page = self.emulator.store.list_incidents(account_id, query, self.emulator.default_per_page)
-        return self.listing(page, INCIDENT_LIST_PARAMS)
-
-    def incident_show(self, account_id, incident_id, query, form):  # pylint: disable=unused-argument
-        return self.record(self.emulator.store.get_incident(account_id, incident_id))
-
-    def incident_store(self, account_id, query, form):  # pylint: disable=unused-argument
-        return self.created(self.emulator.store.create_incident(account_id, form))
-
-    def incident_update(self, account_id, incident_id, query, form):  # pylint: disable=unused-argument
-        return self.record(self.emulator.store.update_incident(account_id, incident_id, form))
-
-    def incident_delete(self, account_id, incident_id, query, form):  # pylint: disable=unused-argument
-        self.emulator.store.delete_incident(account_id, incident_id)
-        return self.deleted(incident_id, 'incident')
-
     # Control endpoints ---------------------------------------------------------------------------
+
+    def account_id(self, payload):
+        """The account of the control request's ``api_key``."""
+        account = self.emulator.store.account_for_key(payload.get('api_key'))
+        if account is None:
+            raise ValueError('unknown api_key')
+        return account['id']
 
     def control(self, path, body):
         """``/_emulator/...``: test support, JSON in and out, never logged or faulted."""
@@ -586,7 +530,7 @@ class Handler(BaseHTTPRequestHandler):
             payload = json.loads(body) if body.strip() else {}
         except ValueError:
             return Response.json(400, {'error': 'body is not JSON'})
-        emulator = self.emulator
+        emulator, store = self.emulator, self.emulator.store
         action = (self.command, path[len(CONTROL_PREFIX):].rstrip('/') or '/')
         try:
             if action == ('GET', '/'):
@@ -608,56 +552,37 @@ class Handler(BaseHTTPRequestHandler):
                 emulator.faults.clear()
                 self.server.clear_transport_faults()
                 return Response.json(200, {'cleared': True})
-            if action == ('GET', '/rate_limit'):
-                return Response.json(200, emulator.rate_limiter.settings())
             if action == ('POST', '/rate_limit'):
-                emulator.rate_limiter.configure(int(payload.get('per_minute', 0)), float(payload.get('window_seconds', 60)))
-                return Response.json(200, emulator.rate_limiter.settings())
+                per_minute, window_seconds = int(payload.get('per_minute', 0)), float(payload.get('window_seconds', 60))
+                emulator.rate_limiter.configure(per_minute, window_seconds)
+                return Response.json(200, {'per_minute': per_minute, 'window_seconds': window_seconds})
             if action == ('POST', '/status_pages'):
-                account = emulator.store.account_for_key(payload.get('api_key'))
-                if account is None:
-                    return Response.json(400, {'error': 'unknown api_key'})
+                account_id = self.account_id(payload)
                 monitor_ids = [int(monitor_id) for monitor_id in payload.get('monitor_ids', [])]
-                emulator.store.set_status_page(account['id'], int(payload['id']), monitor_ids)
+                store.set_status_page(account_id, int(payload['id']), monitor_ids)
                 return Response.json(200, {'id': int(payload['id']), 'monitor_ids': monitor_ids})
             if action == ('POST', '/check'):
-                account = emulator.store.account_for_key(payload.get('api_key'))
-                if account is None:
-                    return Response.json(400, {'error': 'unknown api_key'})
-                return Response.json(200, emulator.store.check_monitor(account['id'], int(payload['monitor_id']),
-                                                                       payload.get('status'), payload.get('cause')))
+                return Response.json(200, store.check_monitor(self.account_id(payload), int(payload['monitor_id']),
+                                                              payload.get('status'), payload.get('cause')))
             if action == ('POST', '/seed'):
-                account = emulator.store.account_for_key(payload.get('api_key'))
-                if account is None:
-                    return Response.json(400, {'error': 'unknown api_key'})
-                return Response.json(200, emulator.store.seed(account['id'], payload.get('monitors'), payload.get('offline', 0),
-                                                              payload.get('resolved', 0), payload.get('prefix', 'seed')))
+                return Response.json(200, store.seed(self.account_id(payload), payload.get('monitors'),
+                                                     payload.get('offline', 0), payload.get('resolved', 0)))
             if action == ('POST', '/records'):
-                account = emulator.store.account_for_key(payload.get('api_key'))
-                if account is None:
-                    return Response.json(400, {'error': 'unknown api_key'})
-                return Response.json(200, emulator.store.add_records(account['id'], payload.get('monitors', []),
-                                                                     payload.get('incidents', [])))
+                return Response.json(200, store.add_records(self.account_id(payload), payload.get('monitors', []),
+                                                            payload.get('incidents', [])))
             if action == ('POST', '/account'):
-                if emulator.store.account_for_key(payload.get('api_key')) is None:
-                    return Response.json(400, {'error': 'unknown api_key'})
-                emulator.store.set_timezone(payload['api_key'], payload.get('timezone'))
+                self.account_id(payload)
+                store.set_timezone(payload['api_key'], payload.get('timezone'))
                 return Response.json(200, {'timezone': payload.get('timezone')})
             if action == ('POST', '/clock'):
-                emulator.store.set_clock(payload.get('offset', 0))
-                return Response.json(200, {'offset': emulator.store.clock_offset})
-            if action == ('GET', '/clock'):
-                return Response.json(200, {'offset': emulator.store.clock_offset})
-            if action == ('GET', '/quirks'):
-                return Response.json(200, emulator.quirks)
+                store.set_clock(payload.get('offset', 0))
+                return Response.json(200, {'offset': store.clock_offset})
             if action == ('POST', '/quirks'):
                 emulator.quirks.update({key: bool(value) for key, value in payload.items()})
                 return Response.json(200, emulator.quirks)
-            if action == ('GET', '/names'):
-                return Response.json(200, {'ignore_case': emulator.store.names_ignore_case})
             if action == ('POST', '/names'):
-                emulator.store.names_ignore_case = bool(payload['ignore_case'])
-                return Response.json(200, {'ignore_case': emulator.store.names_ignore_case})
+                store.names_ignore_case = bool(payload['ignore_case'])
+                return Response.json(200, {'ignore_case': store.names_ignore_case})
             handled = self.server.transport_control(action, payload)
             if handled is not None:
                 return Response.json(*handled)
@@ -713,8 +638,6 @@ def parse_args(argv=None):
     parser.add_argument('--timezone', action='append', default=[], dest='timezones', metavar='KEY=ZONE',
                         help="time zone of the account of KEY (an IANA name such as America/New_York; "
                              "without it, the instance default, UTC); reset restores it (repeatable)")
-    parser.add_argument('--rate-limit', type=int, default=0, metavar='N', help='requests per minute per account, 0 = off (default)')
-    parser.add_argument('--default-per-page', type=int, default=100, help='page size when per_page is absent or invalid (default 100)')
     parser.add_argument('--verbose', action='store_true', help='log each request to stderr')
     parser.add_argument('--tls-dir', metavar='DIR',
                         help='serve HTTPS with the certificates of DIR (made by pki.make_pki; see transport.py)')
@@ -750,8 +673,7 @@ def stop_at_end_of_stdin(server):
 def main(argv=None):
     args = parse_args(argv)
     store = store_module.Store(args.db)
-    emulator = Emulator(store, args.api_keys, args.no_api_keys, default_per_page=args.default_per_page, rate_limit=args.rate_limit,
-                        timezones=args.timezones)
+    emulator = Emulator(store, args.api_keys, args.no_api_keys, timezones=args.timezones)
     if args.tls_dir:
         server = transport.tls_server_class(EmulatorServer)((args.host, args.port), emulator, verbose=args.verbose)
         server.setup_tls(args.tls_dir)

@@ -13,6 +13,8 @@ Laravel renders dates in JSON: ``2026-01-01T12:00:00.000000Z``.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import datetime
 import ipaddress
 import json
@@ -30,8 +32,12 @@ ALERT_CONDITIONS = ('url_unavailable', 'url_text', 'url_no_text')
 REQUEST_METHODS = ('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
 URL_CHANNELS = ('webhook', 'slack', 'teams', 'discord', 'flock')
 ALERT_CHANNELS = ('email',) + URL_CHANNELS + ('telegram', 'sms')
-INCIDENT_STATUSES = ('unresolved', 'acknowledged', 'resolved')
+# The incident list's ``status`` filter; another value is no filter.
+INCIDENT_STATUS_FILTERS = {'unresolved': 'i.ended_at IS NULL AND i.acknowledged_at IS NULL',
+                           'acknowledged': 'i.ended_at IS NULL AND i.acknowledged_at IS NOT NULL',
+                           'resolved': 'i.ended_at IS NOT NULL'}
 PER_PAGE_CHOICES = (10, 25, 50, 100)
+DEFAULT_PER_PAGE = 100
 MAX_LIST_ITEMS = 100
 # What the checker records as an incident's cause when the check gave none (the service stores the HTTP status or error).
 CHECKER_DEFAULT_CAUSE = 'HTTP 500'
@@ -45,8 +51,6 @@ SEED_MAX_DURATION = datetime.timedelta(minutes=30)
 SEED_AGE = SEED_RESOLVED_SPAN + datetime.timedelta(minutes=10)
 SEED_OFFLINE_SPAN = datetime.timedelta(minutes=10)
 SEED_CAUSES = ('HTTP 500', 'HTTP 502', 'HTTP 503', 'Connection timed out')
-# A host name label once '-00001' is appended, and a name well within its 128 characters.
-SEED_PREFIX_PATTERN = re.compile(r'[A-Za-z0-9][A-Za-z0-9-]{0,49}')
 
 # The fields a client may send for a monitor, in the order the service returns them.
 MONITOR_FIELDS = (
@@ -150,14 +154,8 @@ class NotFound(Exception):
     """The record does not exist or belongs to another account."""
 
 
-class Page:
-    """One page of a list: the records plus what the paginator needs."""
-
-    def __init__(self, records, total, page, per_page):
-        self.records = records
-        self.total = total
-        self.page = page
-        self.per_page = per_page
+# One page of a list: the records plus what the paginator needs.
+Page = collections.namedtuple('Page', 'records total page per_page')
 
 
 def utcnow():
@@ -167,9 +165,7 @@ def utcnow():
 
 def render_time(value):
     """Render a stored ``YYYY-MM-DDTHH:MM:SS`` text the way Laravel serialises dates."""
-    if value is None:
-        return None
-    return value + '.000000Z'
+    return None if value is None else value + '.000000Z'
 
 
 def parse_time(value):
@@ -290,9 +286,6 @@ class Errors:
         if key not in self.messages:
             self.messages[key] = [message]
 
-    def has(self, key):
-        return key in self.messages
-
     def raise_if_any(self):
         if self.messages:
             raise ValidationError(self.messages)
@@ -311,11 +304,10 @@ class Input:
 
     def text(self, key, max_length=None, required=False):
         """A string field; returns its value (None when absent, empty or invalid)."""
-        if key not in self.data:
-            if required:
-                self.errors.add(key, 'The %s field is required.' % attribute(key))
-            return None
-        value = self.data[key]
+        return self.string(key, self.data.get(key), max_length, required)
+
+    def string(self, key, value, max_length=None, required=False):
+        """Laravel's ``required|string|max`` on ``value``; returns it, or None when it is absent or refused."""
         if value is None:
             if required:
                 self.errors.add(key, 'The %s field is required.' % attribute(key))
@@ -394,16 +386,6 @@ class Input:
             items.append(item)
         return True, (items or None)
 
-    def pair_text(self, key, value, max_length):
-        """One ``key`` or ``value`` of a list entry: required string with a maximum length."""
-        if value is None:
-            self.errors.add(key, 'The %s field is required.' % attribute(key))
-        elif not isinstance(value, str):
-            self.errors.add(key, 'The %s must be a string.' % attribute(key))
-        elif max_length is not None and len(value) > max_length:
-            self.errors.add(key, 'The %s must not be greater than %d characters.' % (attribute(key), max_length))
-        return value
-
 
 class Store:
     """All records of all accounts, behind one lock."""
@@ -427,9 +409,16 @@ class Store:
         with self.lock:
             self.db.close()
 
+    @contextlib.contextmanager
     def _transaction(self):
-        """Context manager for one transaction (the connection is in autocommit mode otherwise)."""
-        return _Transaction(self.db)
+        """One transaction (the connection is in autocommit mode otherwise): committed, or rolled back on an exception."""
+        self.db.execute('BEGIN')
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute('ROLLBACK')
+            raise
+        self.db.execute('COMMIT')
 
     # Accounts and test support ---------------------------------------------------------------
 
@@ -495,14 +484,8 @@ class Store:
             self.db.execute("DELETE FROM sqlite_sequence WHERE name IN ('monitors', 'incidents')")
             self.names_ignore_case = False
 
-    def seed(self, account_id, monitors, offline=0, resolved=0, prefix='seed'):
-        """Insert ``monitors`` monitors for the account in one transaction, for tests that need many records.
-
-        They are named ``<prefix>-00001``... (url ``https://<prefix>-00001.example.com``, interval 60, GET,
-        url_unavailable) and online; the first ``offline`` of them are offline with an ongoing incident each, the
-        next ``resolved`` are online again after one resolved incident each (see SEED_* for the times).  Returns
-        ``{monitors, offline, resolved, first_id, last_id}`` (the ids are consecutive; None when ``monitors`` is 0).
-        """
+    def seed(self, account_id, monitors, offline=0, resolved=0):
+        """``POST /_emulator/seed`` (see README.md): ``monitors`` monitors in one transaction, ``seed-00001``..."""
         counts = {'monitors': monitors, 'offline': offline, 'resolved': resolved}
         for field, value in counts.items():
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -513,18 +496,15 @@ class Store:
             raise ValueError('offline must be at most monitors (%d)' % monitors)
         if resolved > monitors - offline:
             raise ValueError('resolved must be at most monitors - offline (%d)' % (monitors - offline))
-        if not isinstance(prefix, str) or not SEED_PREFIX_PATTERN.fullmatch(prefix):
-            raise ValueError('prefix must be 1 to 50 letters, digits and hyphens, the first a letter or digit')
 
-        names = ['%s-%05d' % (prefix, number) for number in range(1, monitors + 1)]
+        names = ['seed-%05d' % number for number in range(1, monitors + 1)]
         now = self.now()
         stamp = now.strftime(INPUT_FORMAT)
         created = (now - SEED_AGE).strftime(INPUT_FORMAT)
         with self.lock, self._transaction():
-            taken = self.db.execute('SELECT name FROM monitors WHERE account_id = ? AND substr(name, 1, ?) = ?',
-                                    (account_id, len(prefix) + 1, prefix + '-')).fetchall()
+            taken = self.db.execute("SELECT name FROM monitors WHERE account_id = ? AND name LIKE 'seed-%'", (account_id,)).fetchall()
             if not {row['name'] for row in taken}.isdisjoint(names):
-                raise ValueError('prefix %r: the account already has monitors of these names' % prefix)
+                raise ValueError('the account already has monitors of these names')
             # Inserted with their final status, so monitor_status_changed never fires; monitor_created sets started_at
             # to created_at and a random token, row by row.
             statuses = ['offline'] * offline + ['online'] * (monitors - offline)
@@ -562,14 +542,8 @@ class Store:
             return dict(counts, first_id=first_id, last_id=last_id)
 
     def add_records(self, account_id, monitors=(), incidents=()):
-        """Create ``monitors``, then ``incidents``, one by one as ``POST /api/v1/monitors`` and ``/api/v1/incidents``
-        would (same rules, same numbering, times in the account's zone), for tests that need records with given
-        values but do not test how they are made.
-
-        Entries are JSON objects, sent as ``encode_form`` encodes them.  An incident names its monitor by
-        ``monitor_id`` or by ``monitor`` (the name).  Stops at the first refused entry with a ValueError naming it and
-        the fields (the entries before it stay).  Returns ``{"monitors": [ids], "incidents": [ids]}``.
-        """
+        """``POST /_emulator/records`` (see README.md): ``monitors``, then ``incidents``, created one by one as the API
+        would; a ValueError names the first refused entry."""
         if not isinstance(monitors, list) or not isinstance(incidents, list):
             raise ValueError('monitors and incidents must be lists')
         created = {'monitors': [], 'incidents': []}
@@ -604,7 +578,7 @@ class Store:
 
     # Monitors ----------------------------------------------------------------------------------
 
-    def list_monitors(self, account_id, query, default_per_page):
+    def list_monitors(self, account_id, query):
         """The monitor list with the filters of ``GET /api/v1/monitors``."""
         where = ['m.account_id = ?']
         args = [account_id]
@@ -624,8 +598,7 @@ class Store:
         else:
             order = 'm.%s COLLATE NOCASE %s, m.id %s' % (sort_by, direction, direction)
         with self.lock:
-            return self._page('SELECT m.* FROM monitors m WHERE %s' % ' AND '.join(where), args, order, query,
-                              default_per_page, self._monitor_record)
+            return self._page('SELECT m.* FROM monitors m WHERE %s' % ' AND '.join(where), args, order, query, self._monitor_record)
 
     def get_monitor(self, account_id, monitor_id):
         with self.lock:
@@ -675,21 +648,11 @@ class Store:
                     values['status'] = 'paused'
                 elif current['status'] == 'paused':
                     values['status'] = 'offline' if self._ongoing_incident(monitor_id) else 'online'
-            changed = {key: value for key, value in values.items() if current[key] != value}
-            if changed:
-                changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
-                assignments = ', '.join('%s = ?' % key for key in sorted(changed))
-                self.db.execute('UPDATE monitors SET %s WHERE id = ?' % assignments,
-                                [changed[key] for key in sorted(changed)] + [monitor_id])
+            self._update_row('monitors', current, values)
             return self._monitor_record(self._monitor_row(account_id, monitor_id))
 
     def check_monitor(self, account_id, monitor_id, status, cause=None):
-        """What the service's checker writes after a check: ``status`` and ``checked_at``, and on a flip between
-        online and offline a new ``token`` (the trigger moves ``started_at``); never ``updated_at``.
-
-        Going ``offline`` from ``pending`` or ``online`` opens an incident (``cause``, default ``HTTP 500``); coming
-        ``online`` ends the ongoing one.  Both carry the monitor's new ``started_at``, the moment of the flip.
-        """
+        """``POST /_emulator/check`` (see README.md): what the service's checker writes after a check."""
         if status not in ('online', 'offline'):
             raise ValueError('status must be online or offline')
         if cause is not None and (not isinstance(cause, str) or len(cause) > 255):
@@ -797,7 +760,7 @@ class Store:
         self._check_text_lookup(data, values, errors, current)
 
         def check_header(prefix, key, value):
-            return {'key': form.pair_text(prefix + '.key', key, 128), 'value': form.pair_text(prefix + '.value', value, 256)}
+            return {'key': form.string(prefix + '.key', key, 128, True), 'value': form.string(prefix + '.value', value, 256, True)}
 
         headers_sent, headers = form.pairs('request_headers', check_header)
         if headers_sent:
@@ -827,19 +790,11 @@ class Store:
     @staticmethod
     def _check_text_lookup(data, values, errors, current):
         """``alert_text_lookup`` is required unless the (sent or stored) condition is ``url_unavailable``."""
-        if 'alert_condition' in values:
-            condition = values['alert_condition']
-        elif current is not None:
-            condition = current['alert_condition']
-        else:
-            condition = None
-        if condition not in ('url_text', 'url_no_text') or errors.has('alert_text_lookup'):
+        stored = dict(current) if current is not None else {}
+        condition = values['alert_condition'] if 'alert_condition' in values else stored.get('alert_condition')
+        if condition not in ('url_text', 'url_no_text') or 'alert_text_lookup' in errors.messages:
             return
-        if 'alert_text_lookup' in data:
-            lookup = values.get('alert_text_lookup')
-        else:
-            lookup = current['alert_text_lookup'] if current is not None else None
-        if lookup is None:
+        if (values.get('alert_text_lookup') if 'alert_text_lookup' in data else stored.get('alert_text_lookup')) is None:
             errors.add('alert_text_lookup', 'The alert text lookup field is required unless alert condition is in url_unavailable.')
 
     @staticmethod
@@ -866,10 +821,8 @@ class Store:
             form.errors.add(key_name, 'The %s field is required.' % attribute(key_name))
         elif key not in ALERT_CHANNELS:
             form.errors.add(key_name, 'The selected %s is invalid.' % attribute(key_name))
-        if value is None:
-            form.errors.add(value_name, 'The %s field is required.' % attribute(value_name))
-        elif not isinstance(value, str):
-            form.errors.add(value_name, 'The %s must be a string.' % attribute(value_name))
+        if form.string(value_name, value, required=True) is None:
+            pass
         elif key == 'email' and not EMAIL_PATTERN.fullmatch(value):
             form.errors.add(value_name, 'The %s must be a valid email address.' % attribute(value_name))
         elif key == 'sms' and (len(value) > 16 or not SMS_PATTERN.fullmatch(value)):
@@ -884,7 +837,7 @@ class Store:
 
     # Incidents ---------------------------------------------------------------------------------
 
-    def list_incidents(self, account_id, query, default_per_page):
+    def list_incidents(self, account_id, query):
         """The incident list with the filters of ``GET /api/v1/incidents``."""
         where = ['i.account_id = ?']
         args = [account_id]
@@ -898,13 +851,9 @@ class Store:
         if monitor_id not in (None, ''):
             where.append('i.monitor_id = ?')
             args.append(int(monitor_id) if INTEGER_PATTERN.fullmatch(monitor_id) else -1)
-        status = query.get('status')
-        if status == 'unresolved':
-            where.append('i.ended_at IS NULL AND i.acknowledged_at IS NULL')
-        elif status == 'acknowledged':
-            where.append('i.ended_at IS NULL AND i.acknowledged_at IS NOT NULL')
-        elif status == 'resolved':
-            where.append('i.ended_at IS NOT NULL')
+        status_filter = INCIDENT_STATUS_FILTERS.get(query.get('status'))
+        if status_filter:
+            where.append(status_filter)
         direction = 'ASC' if query.get('sort') == 'asc' else 'DESC'
         if query.get('sort_by') == 'started_at':
             order = 'i.started_at %s, i.id %s' % (direction, direction)
@@ -914,7 +863,7 @@ class Store:
             order = 'i.ended_at IS NULL %s, i.ended_at %s, i.id %s' % (nulls, direction, direction)
         sql = 'SELECT i.* FROM incidents i JOIN monitors m ON m.id = i.monitor_id WHERE %s' % ' AND '.join(where)
         with self.lock:
-            return self._page(sql, args, order, query, default_per_page, self._incident_record)
+            return self._page(sql, args, order, query, self._incident_record)
 
     def get_incident(self, account_id, incident_id):
         with self.lock:
@@ -999,12 +948,7 @@ class Store:
                 values['ended_at'] = ended.strftime(INPUT_FORMAT)
             errors.raise_if_any()
 
-            changed = {key: value for key, value in values.items() if current[key] != value}
-            if changed:
-                changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
-                assignments = ', '.join('%s = ?' % key for key in sorted(changed))
-                self.db.execute('UPDATE incidents SET %s WHERE id = ?' % assignments, [changed[key] for key in sorted(changed)] + [incident_id])
-            if 'ended_at' in changed:
+            if 'ended_at' in self._update_row('incidents', current, values):
                 self._set_status(current['monitor_id'], 'online')
             return self._incident_record(self._incident_row(account_id, incident_id))
 
@@ -1018,6 +962,16 @@ class Store:
             if row['ended_at'] is None:
                 self._set_status(row['monitor_id'], 'pending')
 
+    def _update_row(self, table, current, values):
+        """Write those of ``values`` that differ from the ``current`` row, and then ``updated_at``; returns them."""
+        changed = {key: value for key, value in values.items() if current[key] != value}
+        if changed:
+            changed['updated_at'] = self.now().strftime(INPUT_FORMAT)
+            columns = sorted(changed)
+            self.db.execute('UPDATE %s SET %s WHERE id = ?' % (table, ', '.join('%s = ?' % column for column in columns)),
+                            [changed[column] for column in columns] + [current['id']])
+        return changed
+
     def _incident_row(self, account_id, incident_id):
         if incident_id is None:
             return None
@@ -1026,15 +980,8 @@ class Store:
     def _incident_record(self, row):
         """The incident as the service returns it: derived status, the whole monitor nested, no monitor_id."""
         monitor = self._monitor_record(self.db.execute('SELECT * FROM monitors WHERE id = ?', (row['monitor_id'],)).fetchone())
-        if row['ended_at']:
-            status = 'resolved'
-        elif row['acknowledged_at']:
-            status = 'acknowledged'
-        else:
-            status = 'unresolved'
-        duration = None
-        if row['ended_at']:
-            duration = int((parse_time(row['ended_at']) - parse_time(row['started_at'])).total_seconds())
+        status = 'resolved' if row['ended_at'] else 'acknowledged' if row['acknowledged_at'] else 'unresolved'
+        duration = int((parse_time(row['ended_at']) - parse_time(row['started_at'])).total_seconds()) if row['ended_at'] else None
         return {
             'id': row['id'],
             'status': status,
@@ -1052,27 +999,12 @@ class Store:
 
     # Paging ------------------------------------------------------------------------------------
 
-    def _page(self, sql, args, order, query, default_per_page, render):
+    def _page(self, sql, args, order, query, render):
         """Run a list query for the requested ``page``; ``per_page`` outside the choices falls back to the default."""
         per_page = query.get('per_page', '')
-        per_page = int(per_page) if per_page in [str(choice) for choice in PER_PAGE_CHOICES] else default_per_page
+        per_page = int(per_page) if per_page in [str(choice) for choice in PER_PAGE_CHOICES] else DEFAULT_PER_PAGE
         page = query.get('page', '')
         page = max(int(page), 1) if INTEGER_PATTERN.fullmatch(page) else 1
         total = self.db.execute('SELECT COUNT(*) FROM (%s)' % sql, args).fetchone()[0]
         rows = self.db.execute('%s ORDER BY %s LIMIT ? OFFSET ?' % (sql, order), args + [per_page, (page - 1) * per_page]).fetchall()
         return Page([render(row) for row in rows], total, page, per_page)
-
-
-class _Transaction:
-    """BEGIN on enter, COMMIT on success, ROLLBACK on any exception."""
-
-    def __init__(self, db):
-        self.db = db
-
-    def __enter__(self):
-        self.db.execute('BEGIN')
-        return self.db
-
-    def __exit__(self, exc_type, exc, traceback):
-        self.db.execute('ROLLBACK' if exc_type else 'COMMIT')
-        return False

@@ -1,13 +1,8 @@
 """The emulator's transport: HTTPS serving, handshake faults, and a server that records what it receives.
 
 * ``tls_server_class(EmulatorServer)``: the emulator's server class, serving HTTPS with the certificates of a
-  directory made by ``pki.make_pki`` (``server.py --tls-dir DIR``).
-* Handshake faults (``POST /_emulator/tls_faults``): the next connections present the expired certificate,
-  the certificate of another host name, or have their handshake refused with a TLS alert. They are counted
-  in connections, not requests: a fault with ``after: 2`` lets two handshakes through first. The emulator
-  closes the connection after every answer, so a client opens one connection per request. Connections
-  that name CONTROL_SERVER_NAME in their TLS server name indication (the test harness, ``control.py``) are
-  never faulted nor counted.
+  directory made by ``pki.make_pki`` (``server.py --tls-dir DIR``), and handshake faults
+  (``POST /_emulator/tls_faults``, see README.md) for every connection but the harness's own.
 * ``RecordingServer``: a second local server that answers every request with an empty list and keeps what it
   was sent (method, path, headers, body): the place a redirect points to, to show what a client carries there.
 
@@ -35,12 +30,30 @@ def server_context(directory, name):
     return context
 
 
-class TlsFaults:
-    """Queue of handshake faults, consumed one connection at a time in the order connections are accepted."""
+class FaultQueue:
+    """Faults queued by a control endpoint (``normalise`` checks a spec), consumed by ``take``."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.queue = []
+
+    def add(self, spec):
+        fault = self.normalise(spec)
+        with self.lock:
+            self.queue.append(dict(fault))
+        return fault
+
+    def pending(self):
+        with self.lock:
+            return [dict(fault) for fault in self.queue]
+
+    def clear(self):
+        with self.lock:
+            self.queue = []
+
+
+class TlsFaults(FaultQueue):
+    """Queue of handshake faults, consumed one connection at a time in the order connections are accepted."""
 
     @staticmethod
     def normalise(spec):
@@ -49,12 +62,6 @@ class TlsFaults:
         fault = {'kind': spec['kind'], 'count': int(spec.get('count', 1)), 'after': int(spec.get('after', 0))}
         if fault['count'] < 1 or fault['after'] < 0:
             raise ValueError('count must be at least 1 and after at least 0')
-        return fault
-
-    def add(self, spec):
-        fault = self.normalise(spec)
-        with self.lock:
-            self.queue.append(dict(fault))
         return fault
 
     def take(self):
@@ -70,14 +77,6 @@ class TlsFaults:
             if fault['count'] == 0:
                 self.queue.pop(0)
             return fault['kind']
-
-    def pending(self):
-        with self.lock:
-            return [dict(fault) for fault in self.queue]
-
-    def clear(self):
-        with self.lock:
-            self.queue = []
 
 
 class _ControlContext(ssl.SSLContext):
@@ -104,49 +103,30 @@ def tls_server_class(base):
         scheme = 'https'
 
         def setup_tls(self, directory):
-            self.tls_directory = directory
             self.contexts = {name: server_context(directory, name) for name in CERTIFICATES}
             self.contexts['server'].sni_callback = self._choose_certificate
             self.tls_faults = TlsFaults()
-            self.handshakes = []
-            self._handshake_lock = threading.Lock()
 
         def _choose_certificate(self, connection, server_name, context):  # pylint: disable=unused-argument
             """Called during each handshake, once the client's hello is read: apply the next handshake fault."""
             if server_name == CONTROL_SERVER_NAME:
-                connection.fault = 'control'
                 return None
             fault = self.tls_faults.take()
-            connection.fault = fault
             if fault == 'refuse':
                 return ssl.ALERT_DESCRIPTION_HANDSHAKE_FAILURE
             if fault:
                 connection.context = self.contexts[fault]
             return None
 
-        def _record(self, certificate, outcome):
-            if certificate == 'control':
-                return
-            with self._handshake_lock:
-                self.handshakes.append({'certificate': certificate, 'outcome': outcome})
-
         def finish_request(self, request, client_address):
             request.settimeout(HANDSHAKE_TIMEOUT)
             connection = self.contexts['server'].wrap_socket(request, server_side=True, do_handshake_on_connect=False)
             try:
                 connection.do_handshake()
-            except (ssl.SSLError, OSError) as exc:
-                fault = getattr(connection, 'fault', None)
-                self._record(fault or 'server', 'refused' if fault == 'refuse' else 'failed: %s' % (
-                    getattr(exc, 'reason', None) or exc.__class__.__name__))
-                connection.close()
-                return
-            self._record(getattr(connection, 'fault', None) or 'server', 'ok')
-            connection.settimeout(None)
-            try:
+                connection.settimeout(None)
                 super().finish_request(connection, client_address)
-            except (ssl.SSLError, ConnectionError, socket.timeout):
-                pass
+            except (ssl.SSLError, OSError):
+                pass  # a refused or failed handshake, or a client that hung up
             finally:
                 try:
                     connection.shutdown(socket.SHUT_WR)
@@ -159,19 +139,8 @@ def tls_server_class(base):
 
         def transport_control(self, action, payload):
             """``(status, body)`` of a transport control endpoint, or None when ``action`` is not one."""
-            if action == ('GET', '/tls'):
-                with self._handshake_lock:
-                    handshakes = list(self.handshakes)
-                return 200, {'handshakes': handshakes, 'faults': self.tls_faults.pending()}
-            if action == ('DELETE', '/tls'):
-                with self._handshake_lock:
-                    self.handshakes = []
-                return 200, {'cleared': True}
             if action == ('POST', '/tls_faults'):
                 return 200, {'fault': self.tls_faults.add(payload)}
-            if action == ('DELETE', '/tls_faults'):
-                self.tls_faults.clear()
-                return 200, {'cleared': True}
             return None
 
     return TlsServer
