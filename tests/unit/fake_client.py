@@ -10,7 +10,7 @@ log, quirks and rate limit) in this process and answers a request through the em
 (``get``, ``get_or_none``, ``create``, ``update``, ``delete``, ``iter_pages``, ``read_page``, ``list``, ``request``,
 ``redact``, ``api_url_hint``, ``rate_limit``, ``service_date``, ``request_count``) and its reading of answers (errors,
 retries, paging) are the client's, never a second copy. The client's transport (sockets, TLS, timeouts) is tested
-against a real server in ``test_client_transport.py``. ``install(service, monkeypatch)`` makes every client a module
+against a real server in ``test_client.py``. ``install(service, monkeypatch)`` makes every client a module
 or plugin connects (``_connection.connect``) a ``FakeClient`` of ``service``.
 """
 
