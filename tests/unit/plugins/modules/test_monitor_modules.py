@@ -240,38 +240,6 @@ def test_monitor_info_by_name_reads_the_exact_name(emulator, connection):
     assert names('sho') == [] and names('shop-e') == []
 
 
-def monitor_record(name):
-    return dict(name=name, url='https://%s.example.com/' % name, interval=60, request_method='GET',
-                alert_condition='url_unavailable')
-
-
-@pytest.mark.parametrize('ignore_case', [False, True])
-def test_a_name_in_another_case_is_another_monitor_never_renamed_nor_deleted(emulator, connection, ignore_case):
-    emulator.names(ignore_case=ignore_case)
-    api_id = emulator.records(monitors=[monitor_record('api')])['monitors'][0]
-    assert not run_module(monitor.main, dict(connection, name='Api', state='absent')).result['changed']
-    emulator.clear_log()
-    created = run_module(monitor.main, dict(connection, name='API', url='https://other.example.com/', interval=300)).result
-    if ignore_case:  # the service holds 'api' for 'API': named, never taken
-        assert created['failed'] and created['msg'].startswith(
-            "name: the service refused 'API' as taken by monitor 'api' (id %d): it compares names" % api_id)
-        assert [entry['method'] for entry in emulator.log()] == ['GET', 'POST', 'GET']  # the holder: on refusal only
-    else:
-        assert created['changed'] and created['monitor']['id'] != api_id
-    held = emulator.api('GET', '/api/v1/monitors/%d' % api_id).json['data']
-    assert (held['name'], held['url'], int(held['interval'])) == ('api', 'https://api.example.com/', 60)
-
-
-def test_absent_by_id_with_another_name_deletes_nothing(emulator, connection):
-    prod, dummy = emulator.records(monitors=[monitor_record('prod-web'), monitor_record('staging-web')])['monitors']
-    refused = run_module(monitor.main, dict(connection, id=prod, name='staging-web', state='absent')).result
-    assert refused['failed'] and refused['msg'] == (
-        "name: monitor %d has name 'prod-web', not 'staging-web': with state=absent, id and name must name the same "
-        "monitor (nothing was deleted)" % prod)
-    assert emulator.writes() == []
-    assert run_module(monitor.main, dict(connection, id=prod, name=' prod-web ', state='absent')).result['changed']
-
-
 def test_transport_warnings_reach_the_result(connection):
     """An http:// address of another host is warned about in the result, also when the task then fails; a loopback one not."""
     assert not run_module(monitor_info.main, dict(connection)).result.get('warnings')
