@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import yaml
-
+from fake_client import add_monitor
 from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
@@ -19,10 +19,7 @@ from ansible_collections.uptime.monitoring.plugins.modules import incident, inci
 
 @pytest.fixture
 def monitor_id(emulator):
-    answer = emulator.api('POST', '/api/v1/monitors', data={
-        'name': 'shop', 'url': 'https://shop.example.com', 'interval': 60, 'request_method': 'GET',
-        'alert_condition': 'url_unavailable', 'request_auth_username': 'robot', 'request_auth_password': 'plain-secret'})
-    return int(answer.json['data']['id'])
+    return add_monitor(emulator, request_auth_username='robot', request_auth_password='plain-secret')
 
 
 def test_an_opened_incident_returns_every_documented_key_and_its_diff(emulator, connection, monitor_id):
