@@ -16,7 +16,7 @@ from ansible.parsing.dataloader import DataLoader
 
 from ansible_collections.uptime.monitoring.plugins.inventory import monitors as plugin_module
 from ansible_collections.uptime.monitoring.plugins.module_utils import _incident
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import API_URL_HINT, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name, to_utc_timestamp
 from emulator.control import OTHER_KEY, PRIMARY_KEY
@@ -369,14 +369,6 @@ def test_bad_options_fail_before_any_request(emulator, options, message):
     assert emulator.log() == []
 
 
-def test_a_refused_key_fails_without_showing_it(emulator):
-    wrong_key = 'wrong-key-1234567890'
-    with pytest.raises(AnsibleParserError) as error:
-        parse(make_plugin(emulator, api_key=wrong_key))
-    assert 'HTTP 401' in str(error.value) and 'authentication failed: check api_key' in str(error.value)
-    assert wrong_key not in str(error.value)
-
-
 @pytest.mark.parametrize('unparsed_is_failed, any_unparsed_is_failed, hint', [
     (False, False, True), (True, False, False), (False, True, False)])
 def test_an_error_says_how_to_make_ansible_fail_where_it_would_only_warn(
@@ -387,21 +379,6 @@ def test_an_error_says_how_to_make_ansible_fail_where_it_would_only_warn(
         parse(make_plugin(emulator, api_url=emulator.url + '/wrong'))
     assert 'api_url must be the base address of the service' in str(error.value)
     assert ('set ANSIBLE_INVENTORY_UNPARSED_FAILED=true' in str(error.value)) is hint
-
-
-@pytest.mark.parametrize('fault, words', [
-    (None, 'HTTP 404: Not Found'),
-    (dict(kind='status', status=405), 'HTTP 405: Method Not Allowed'),
-    (dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
-])
-def test_an_api_url_the_service_is_not_at_is_named_with_its_path(emulator, fault, words):
-    if fault:
-        emulator.fault(count=10, **fault)
-    with pytest.raises(AnsibleParserError) as error:
-        parse(make_plugin(emulator, api_url=emulator.url + '/uptime'))
-    message = str(error.value)
-    assert message.startswith('uptime.monitoring.monitors: GET /uptime/api/v1/monitors failed: ' + words), message
-    assert 'a wrong address or a proxy answered; %s (it has the path /uptime)' % API_URL_HINT in message
 
 
 @pytest.mark.parametrize('name, accepted', [

@@ -148,18 +148,6 @@ def test_a_failed_write_says_whether_a_read_proves_it_unapplied(emulator, connec
         assert 'a wrong address or a proxy answered' in result['msg']
 
 
-def test_a_404_that_is_not_the_services_is_no_proof_of_absence(emulator, connection):
-    args = dict(connection, name='kept', url='https://k.example.com', interval=60)
-    monitor_id = run_module(monitor.main, args).result['monitor']['id']
-    wrong = dict(connection, api_url=emulator.url + '/uptime')
-    gone = run_module(monitor.main, dict(wrong, id=monitor_id, state='absent')).result
-    assert gone['failed'] and not gone.get('changed')
-    assert 'HTTP 404' in gone['msg'] and 'api_url must be the base address of the service' in gone['msg']
-    info = run_module(monitor_info.main, dict(wrong, id=monitor_id)).result
-    assert info['failed'] and 'api_url must be the base address' in info['msg']
-    assert [record['name'] for record in emulator.api('GET', '/api/v1/monitors').json['data']] == ['kept']
-
-
 def test_url_text_alone_is_taken_when_the_monitor_holds_a_lookup_and_refused_when_none_would(
         emulator, connection):
     base = dict(connection, url='https://t.example.com', interval=60)
