@@ -14,6 +14,7 @@ import pytest
 from emulator.control import PRIMARY_KEY
 from emulator.pki import make_pki
 from emulator.transport import RecordingServer
+from fake_client import add_monitor
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
     API_URL_HINT, UNREACHABLE_BUDGET, USER_AGENT, RateLimit, UptimeApiError, UptimeClient, is_loopback, origin, transport_warnings)
@@ -44,23 +45,18 @@ def make_client(url, key=PRIMARY_KEY, **options):
     return client, fake
 
 
-def failure(client, call=lambda client: client.get('/api/v1/monitors')):
-    """The one-line error of ``call``, which shows neither a traceback nor the key."""
+def failure(call, *args):
+    """The error of ``call(*args)`` and its message: one line, with neither a traceback nor the key."""
     with pytest.raises(UptimeApiError) as caught:
-        call(client)
+        call(*args)
     message = str(caught.value)
     assert '\n' not in message and 'Traceback' not in message and PRIMARY_KEY not in message
     return caught.value, message
 
 
-def seed(emulator, count, prefix='m'):
-    for index in range(count):
-        answer = emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='%s-%02d' % (prefix, index)))
-        assert answer.status in (200, 201), answer.text
-
-
 def test_list_limit_stops_reading_pages(emulator):
-    seed(emulator, 25)
+    for index in range(25):
+        add_monitor(emulator, 'm-%02d' % index)
     client, dummy = make_client(emulator.url)
     emulator.clear_log()
     assert len(client.list('/api/v1/monitors', {'per_page': 10}, limit=12)) == 12
@@ -74,10 +70,8 @@ def test_list_limit_stops_reading_pages(emulator):
 ])
 def test_a_refusal_reads_as_what_it_is_without_the_key(emulator, key, status, text):
     client, dummy = make_client(emulator.url, key=key)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors/99')
-    assert caught.value.status == status and str(caught.value).startswith(text), str(caught.value)
-    assert 'secret-wrong-key-42' not in str(caught.value)
+    error, message = failure(client.get, '/api/v1/monitors/99')
+    assert error.status == status and message.startswith(text) and 'secret-wrong-key-42' not in message, message
     if status == 404:
         assert client.get_or_none('/api/v1/monitors/99') is None and client.delete('/api/v1/monitors/99') is False
 
@@ -111,19 +105,17 @@ def create_one(client):
     (dict(kind='drop', method='POST', when='after'), create_one, 3, [None], [], (None, True, 'connection failed')),
 ])
 def test_what_is_sent_again_and_how_it_ends(emulator, fault, call, retries, statuses, waits, error):
-    emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='m-00'))
+    add_monitor(emulator, 'm-00')
     emulator.clear_log()
     emulator.fault(**fault)
     client, sleep = make_client(emulator.url, retries=retries)
     if error is None:
         assert call(client)['name'] in ('m-00', 'web')
     else:
-        with pytest.raises(UptimeApiError) as caught:
-            call(client)
-        message = str(caught.value)
+        caught, message = failure(call, client)
         assert message.startswith(('GET /api/v1/monitors/1 failed: ', 'POST /api/v1/monitors failed: ')), message
-        assert error[2] in message and '\n' not in message and 'Traceback' not in message, message
-        assert (caught.value.ambiguous, error[0] is None or caught.value.status == error[0]) == (error[1], True), message
+        assert error[2] in message, message
+        assert (caught.ambiguous, error[0] is None or caught.status == error[0]) == (error[1], True), message
     emulator.wait_idle()
     assert [entry.get('status') for entry in emulator.log()] == statuses
     assert sleep.waits == waits if isinstance(waits, list) else len(sleep.waits) == waits, sleep.waits
@@ -133,9 +125,7 @@ def test_timeout_message(emulator):
     # The delay is a floor: a second against a 0.5 s timeout always times out, and the stragglers end sooner.
     emulator.fault('delay', count=2, seconds=1, method='GET')
     client, dummy = make_client(emulator.url, timeout=0.5, retries=1)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert str(caught.value) == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout) (2 attempts)'
+    assert failure(client.get, '/api/v1/monitors')[1] == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout) (2 attempts)'
     emulator.wait_idle()
 
 
@@ -187,9 +177,8 @@ def test_every_request_carries_auth_accept_and_user_agent_and_a_redirect_to_logi
     headers = handler.seen[0]['headers']
     assert (headers['Authorization'], headers['Accept'], headers['User-Agent']) == (
         'Bearer header-key-1234', 'application/json', USER_AGENT)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert 'authentication failed: check api_key' in str(caught.value) and 'header-key-1234' not in str(caught.value)
+    message = failure(client.get, '/api/v1/monitors')[1]
+    assert 'authentication failed: check api_key' in message and 'header-key-1234' not in message
 
 
 def test_paging_falls_back_to_meta_and_keeps_the_configured_host(scripted):
@@ -217,14 +206,6 @@ def test_next_link_keeps_the_api_path_prefix_and_first_filters(scripted):
     assert handler.seen[1]['path'] == '/uptime/api/v1/monitors?per_page=10&status_page_id=4&search=a&page=2'
 
 
-def test_a_malformed_url_fails_at_once():
-    client, sleep = make_client('uptime.example.com')
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert 'request not sent' in str(caught.value)
-    assert sleep.waits == [] and not caught.value.ambiguous
-
-
 def test_paging_stops_on_a_repeated_page(scripted):
     url, handler = scripted
     looping = {'data': [{'id': 1}], 'links': {'next': url + '/api/v1/monitors?page=2'}}
@@ -249,10 +230,9 @@ def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, 
         if absent:
             assert call() in (None, False)
             continue
-        with pytest.raises(UptimeApiError) as caught:
-            call()
-        assert caught.value.status == 404 and not caught.value.not_found
-        assert 'a wrong address or a proxy answered; api_url must be the base address' in str(caught.value)
+        error, message = failure(call)
+        assert error.status == 404 and not error.not_found
+        assert 'a wrong address or a proxy answered; api_url must be the base address' in message
 
 
 WITH_PATH = API_URL_HINT + ' (it has the path /uptime)'
@@ -275,22 +255,17 @@ def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator,
     calls = {'GET': lambda: client.get('/api/v1/monitors'), 'DELETE': lambda: client.delete('/api/v1/monitors/7'),
              'POST': lambda: client.create('/api/v1/monitors', MONITOR),
              'PUT': lambda: client.update('/api/v1/monitors/7', {'interval': 60})}
-    with pytest.raises(UptimeApiError) as caught:
-        calls[method]()
-    message = str(caught.value)
+    error, message = failure(calls[method])
     assert message.startswith('%s /uptime/api/v1/monitors' % method) and words in message, message
     assert 'a wrong address or a proxy answered; ' + WITH_PATH in message, message
-    # Refused before the service: no write can have been applied.
-    assert not caught.value.ambiguous
+    assert not error.ambiguous  # refused before the service: no write can have been applied
 
 
 def test_without_a_path_in_api_url_the_hint_names_none(emulator):
     emulator.fault('status', status=405, method='POST')
     client, dummy = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.create('/api/v1/monitors', MONITOR)
-    assert str(caught.value).endswith('; %s)' % API_URL_HINT)
-    assert caught.value.status == 405 and not caught.value.ambiguous and not caught.value.transient
+    error, message = failure(client.create, '/api/v1/monitors', MONITOR)
+    assert message.endswith('; %s)' % API_URL_HINT) and error.status == 405 and not error.ambiguous and not error.transient
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == []
 
 
@@ -308,19 +283,16 @@ def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wro
     url, handler = scripted
     handler.answers = [(200, headers, body)] * 2
     client, dummy = make_client(url, retries=1)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    message = str(caught.value)
+    error, message = failure(client.get, '/api/v1/monitors')
     assert message.startswith('GET /api/v1/monitors failed: HTTP 200: the answer is ') and '(2 attempts)' in message
-    assert ('api_url' in message) is names_api_url, message
-    assert caught.value.transient
+    assert ('api_url' in message) is names_api_url and error.transient, message
 
 
 # -- the account's rate limit --------------------------------------------------------------------
 
 
 def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_never_spent(emulator):
-    seed(emulator, 1)
+    add_monitor(emulator, 'm-00')
     emulator.rate_limit(5)
     client, sleep = make_client(emulator.url, reserve=2)
     assert client.rate_limit.known_remaining() is None
@@ -328,12 +300,10 @@ def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_neve
     for dummy in range(3):  # leaves 4, 3, then 2
         client.get('/api/v1/monitors/1')
     assert (client.rate_limit.limit, client.rate_limit.known_remaining()) == (5, 2)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors/1')
-    error = caught.value
+    error, message = failure(client.get, '/api/v1/monitors/1')
     assert error.held_back and error.transient and not error.ambiguous
     assert 0 < error.retry_after <= 60
-    assert 'not sent' in str(error) and '2 requests left' in str(error) and '2 are kept' in str(error)
+    assert 'not sent' in message and '2 requests left' in message and '2 are kept' in message
     assert len(emulator.log()) == 3 and sleep.waits == []
 
 
@@ -372,7 +342,7 @@ def https_server(pki):
 @pytest.mark.parametrize('ca', [None, 'other-ca'])
 def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server, pki, ca):
     client, fake = make_client(https_server.url, ca_path=pki.get(ca))
-    error, message = failure(client, lambda c: c.create('/api/v1/monitors', {'name': 'web'}))
+    error, message = failure(client.create, '/api/v1/monitors', {'name': 'web'})
     assert message.startswith('POST /api/v1/monitors failed: request not sent: the TLS certificate of %s is not '
                               'trusted (' % https_server.url)
     assert 'ca_path' in message and 'validate_certs: false' in message
@@ -402,7 +372,7 @@ def test_without_ca_path_the_environment_bundle_is_used(https_server, pki, monke
     assert client.get('/api/v1/monitors') == []
     monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['other-ca'])
     client, dummy = make_client(https_server.url)
-    failure(client)
+    failure(client.get, '/api/v1/monitors')
 
 
 def test_validate_certs_false_works_and_is_warned_about(https_server):
@@ -421,7 +391,7 @@ def test_validate_certs_false_works_and_is_warned_about(https_server):
 def test_tls_faults_fail_at_once_in_one_line(https_server, pki, kind, fragments):
     https_server.server.tls_faults.add({'kind': kind, 'count': 10})
     client, fake = make_client(https_server.url, ca_path=pki['ca'])
-    error, message = failure(client, lambda c: c.update('/api/v1/monitors/1', {'interval': 60}))
+    error, message = failure(client.update, '/api/v1/monitors/1', {'interval': 60})
     assert message.startswith('PUT /api/v1/monitors/1 failed: request not sent: ')
     for fragment in fragments:
         assert fragment in message
@@ -429,21 +399,22 @@ def test_tls_faults_fail_at_once_in_one_line(https_server, pki, kind, fragments)
     assert https_server.received == []
 
 
-def test_https_to_a_plain_http_port_says_so():
-    with RecordingServer() as plain:
-        client, fake = make_client(plain.url.replace('http://', 'https://'))
-        dummy, message = failure(client)
-    assert 'did not answer in TLS' in message and 'http://' in message
-    assert fake.waits == []
-
-
-def test_a_ca_path_without_a_certificate_is_named(https_server, tmp_path):
+@pytest.mark.parametrize('case, fragments', [
+    ('malformed api_url', ['request not sent']),
+    ('https:// to a plain http port', ['did not answer in TLS', 'http://']),
+    ('ca_path without a certificate', ['request not sent: ca_path holds no PEM certificate', 'validate_certs']),
+])
+def test_what_cannot_work_fails_at_once_naming_why(https_server, tmp_path, case, fragments):
     bundle = tmp_path / 'empty.pem'
     bundle.write_text('not a certificate\n')
-    client, fake = make_client(https_server.url, ca_path=str(bundle))
-    dummy, message = failure(client)
-    assert 'request not sent: ca_path holds no PEM certificate' in message and 'validate_certs' in message
-    assert fake.waits == [] and https_server.received == []
+    with RecordingServer() as plain:
+        url, options = {'malformed api_url': ('uptime.example.com', {}),
+                        'https:// to a plain http port': (plain.url.replace('http://', 'https://'), {}),
+                        'ca_path without a certificate': (https_server.url, {'ca_path': str(bundle)})}[case]
+        client, fake = make_client(url, **options)
+        error, message = failure(client.get, '/api/v1/monitors')
+    assert all(fragment in message for fragment in fragments) and fake.waits == [] and not error.ambiguous, message
+    assert https_server.received == []
 
 
 # -- warnings and addresses ---------------------------------------------------------------------
@@ -489,8 +460,8 @@ def test_a_redirect_never_carries_the_key_elsewhere(pki, scripted, target):
         location = other.url.replace('127.0.0.1', 'localhost') + '/api/v1/monitors'
         handler.answers = [(302, {'Location': location}, b'')] * 2
         client, dummy = make_client(url, ca_path=pki['ca'])
-        for call in (lambda c: c.get('/api/v1/monitors'), lambda c: c.create('/api/v1/monitors', {'name': 'x'})):
-            dummy, message = failure(client, call)
+        for call in ((client.get, '/api/v1/monitors'), (client.create, '/api/v1/monitors', {'name': 'x'})):
+            dummy, message = failure(*call)
             assert 'HTTP 302: redirected to %s, which is not followed' % location in message
     assert other.received == []
 
@@ -512,7 +483,7 @@ def closed_port():
 @pytest.mark.parametrize('retries', [10, 2])
 def test_a_refused_address_is_named_with_the_attempts_bounded_by_the_budget_and_retries(closed_port, retries):
     client, fake = make_client('http://127.0.0.1:%d/api/v1' % closed_port, retries=retries)
-    dummy, message = failure(client)
+    dummy, message = failure(client.get, '/api/v1/monitors')
     assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % closed_port)
     assert message.endswith('s): is the service running there, and is api_url right?'), message
     attempts = int(message.split('(')[1].split(' ')[0])
@@ -525,10 +496,10 @@ def test_a_refused_address_is_named_with_the_attempts_bounded_by_the_budget_and_
 
 def test_a_refused_post_is_retried_never_ambiguous_and_the_budget_is_shared_by_the_requests_to_one_address(closed_port):
     client, fake = make_client('http://127.0.0.1:%d' % closed_port, retries=5)
-    error, dummy = failure(client, lambda c: c.create('/api/v1/monitors', {'name': 'x'}))
+    error, dummy = failure(client.create, '/api/v1/monitors', {'name': 'x'})
     assert not error.ambiguous and fake.waits
     waited = len(fake.waits)
-    dummy, message = failure(client)
+    dummy, message = failure(client.get, '/api/v1/monitors')
     assert len(fake.waits) == waited and 'attempts' not in message
 
 
