@@ -110,17 +110,6 @@ def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, c
     assert again['changed'] and not again.get('failed') and again['monitor']['paused'] is True
 
 
-def test_a_time_stored_in_another_zone_reports_the_write_it_made(emulator, connection):
-    args = dict(connection, name='zoned', url='https://z.example.com', interval=60)
-    run_module(monitor.main, args).result
-    emulator.timezone('America/New_York')
-    window = dict(maintenance_start_at='2031-01-10T06:00:00', maintenance_end_at='2031-01-10T07:00:00')
-    result = run_module(monitor.main, dict(args, account_timezone='UTC', **window)).result
-    assert result['failed'] and result['changed'] is True
-    assert 'the service stored' in result['msg'] and "the task updated monitor" in result['msg']
-    assert result['monitor']['maintenance_start_at'] == '2031-01-10T11:00:00Z'
-
-
 UNAPPLIED = 'the service failed, and a read shows that nothing was %s by this request'
 
 
