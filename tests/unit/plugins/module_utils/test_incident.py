@@ -279,7 +279,7 @@ def test_appending_an_empty_comment_keeps_the_comment(service, client, monitor_i
      'comment', 'no ongoing incident to acknowledge'),
     (dict(ended_at='2026-01-01T10:30:00'), dict(started_at='2026-01-01T10:20:00'), 'started_at',
      'after the end of the last incident'),
-    (dict(), dict(started_at='2026-01-03T10:00:00'), 'started_at', 'already has an ongoing incident'),
+    (dict(), dict(started_at='2026-01-03T10:00:00'), 'started_at', 'resolve it first (state: resolved) or address it by id'),
     (dict(ended_at='2026-01-01T10:30:00'), dict(id=True, ended_at='2026-01-01T10:45:00'), 'ended_at', 'only once'),
     (dict(), dict(id=True, acknowledged_at='2026-01-01T09:00:00'), 'acknowledged_at', 'not be before'),
     (dict(), dict(id=True, started_at='2026-01-01T09:00:00', state='absent'), 'started_at',
