@@ -12,6 +12,7 @@ import re
 import pytest
 from module_runner import run_module
 from emulator.control import PRIMARY_KEY
+from fake_client import add_monitor
 
 from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
@@ -140,9 +141,8 @@ def test_url_text_alone_is_taken_when_the_monitor_holds_a_lookup_and_refused_whe
 def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(
         emulator, connection, monkeypatch):
     # Another run creates the same monitor between this task's lookup and its create.
-    emulator.api('POST', '/api/v1/monitors', data={
-        'name': 'race', 'url': 'https://r.example.com', 'interval': 300, 'request_method': 'HEAD',
-        'alert_condition': 'url_text', 'alert_text_lookup': 'OK'})
+    add_monitor(emulator, 'race', 'https://r.example.com', interval=300, request_method='HEAD', alert_condition='url_text',
+                alert_text_lookup='OK')
     found = {'calls': 0}
     locate = _resource.Resource.locate
 
@@ -189,8 +189,7 @@ def test_a_created_monitor_is_returned_as_the_service_now_holds_it(emulator, con
 
 def test_monitor_info_by_name_reads_the_exact_name(emulator, connection):
     for name in ('shop', 'shop-eu', 'Blog'):
-        emulator.api('POST', '/api/v1/monitors', data=dict(name=name, url='https://%s.example.com/' % name.lower(), interval=60,
-                                                           request_method='GET', alert_condition='url_unavailable'))
+        add_monitor(emulator, name, 'https://%s.example.com/' % name.lower())
 
     def names(name):
         return [found['name'] for found in run_module(monitor_info.main, dict(connection, name=name)).result['monitors']]
