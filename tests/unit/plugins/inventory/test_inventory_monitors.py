@@ -50,9 +50,9 @@ def seed(emulator):
     """Two monitors on shop.example.com (one offline, one pending), a paused blog, an online api with a past incident."""
     ids = {}
     ids['shop'] = add_monitor(emulator, 'shop', 'https://shop.example.com/health', request_auth_username='uptime',
-                                 request_auth_password=SECRET_PASSWORD,
-                                 request_headers=[{'key': 'Authorization', 'value': SECRET_HEADER}],
-                                 alerts=[{'key': 'slack', 'value': SECRET_WEBHOOK}])
+                              request_auth_password=SECRET_PASSWORD,
+                              request_headers=[{'key': 'Authorization', 'value': SECRET_HEADER}],
+                              alerts=[{'key': 'slack', 'value': SECRET_WEBHOOK}])
     ids['shop admin'] = add_monitor(emulator, 'shop admin', 'https://Shop.Example.com:8443/admin', interval=300)
     ids['blog'] = add_monitor(emulator, 'blog', 'https://admin:url-secret-pw@blog.example.com/?api_key=url-secret-key')
     ids['api'] = add_monitor(emulator, 'api', 'https://api.example.com/v1/status')

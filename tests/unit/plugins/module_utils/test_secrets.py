@@ -15,6 +15,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._schema import M
 # A secret: at least 6 characters, unicode included, as the service stores it (trimmed, no white space).
 SECRET = st.text(st.characters(blacklist_categories=('Cs', 'Cc', 'Z'), blacklist_characters='*&#?/@:%+=[]'),
                  min_size=4, max_size=20).map(lambda text: 'S~%s~' % text)  # never a word of the result's own
+
+
 def apply(options, stored):
     """What a task does with options as given against a stored monitor: normalise, then keep what masks stand for."""
     return MONITOR.unmasked(MONITOR.desired(options), stored, "monitor 'shop'")
