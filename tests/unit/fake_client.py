@@ -10,12 +10,13 @@ log, quirks and rate limit) in this process and answers a request through the em
 (``get``, ``get_or_none``, ``create``, ``update``, ``delete``, ``iter_pages``, ``read_page``, ``list``, ``request``,
 ``redact``, ``api_url_hint``, ``rate_limit``, ``service_date``, ``request_count``) and its reading of answers (errors,
 retries, paging) are the client's, never a second copy. The client's transport (sockets, TLS, timeouts) is tested
-against a real server in ``test_client_transport.py``. ``install(service, monkeypatch)`` makes every client a module
+against a real server in ``test_client.py``. ``install(service, monkeypatch)`` makes every client a module
 or plugin connects (``_connection.connect``) a ``FakeClient`` of ``service``.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import time
 import types
@@ -181,3 +182,28 @@ def install(service, monkeypatch):
     for name in ('UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_ACCOUNT_TIMEZONE'):
         monkeypatch.delenv(name, raising=False)
     return {'api_url': FAKE_URL, 'api_key': PRIMARY_KEY}
+
+
+def stamp(seconds_ago=0):
+    """The UTC time ``seconds_ago`` seconds ago as the service writes it."""
+    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
+    return moment.strftime('%Y-%m-%dT%H:%M:%S')
+
+
+def add_monitor(service, name='shop', url=None, api_key=None, **fields):
+    """A monitor created through the API of ``service`` (a ``FakeService`` or the emulator): its id."""
+    form = {'name': name, 'url': url or 'https://%s.example.com/' % name, 'interval': 60, 'request_method': 'GET',
+            'alert_condition': 'url_unavailable'}
+    form.update(fields)
+    answer = service.api('POST', '/api/v1/monitors', api_key=api_key, data=form)
+    assert answer.status in (200, 201), answer.text
+    return int(answer.json['data']['id'])
+
+
+def open_incident(service, monitor_id, started_at=None, api_key=None, **fields):
+    """An incident of ``monitor_id`` started at ``started_at`` (else an hour ago): its id."""
+    form = {'monitor_id': monitor_id, 'started_at': started_at or stamp(3600)}
+    form.update(fields)
+    answer = service.api('POST', '/api/v1/incidents', api_key=api_key, data=form)
+    assert answer.status in (200, 201), answer.text
+    return int(answer.json['data']['id'])

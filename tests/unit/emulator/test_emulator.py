@@ -3,7 +3,6 @@ through the service's handler), and the life of its process."""
 
 from __future__ import annotations
 
-import datetime
 import json
 import time
 
@@ -12,18 +11,13 @@ import pytest
 from emulator import control
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator, encode_form
 from emulator.store import decode_form
-from fake_client import DROPPED
+from fake_client import DROPPED, add_monitor, open_incident, stamp
 
 
 # The examples of the framework's url rule (service-facts "Monitors"), shared with the collection's own check.
 GOOD_URLS = ['http://localhost/', 'https://a.b./', 'http://[fe80::1]:8080/x', 'https://u:p@h.example.org:99/x?y=1#z']
 BAD_URLS = ['https://.bad.example.org', 'https://a..b', 'http://[fe80::1', 'https://[2001:db8::1/hook', 'http://h:/',
             'http://[::1]x', 'http://', 'ftp://example.org/']
-
-
-def stamp(seconds_ago=0):
-    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
-    return moment.strftime('%Y-%m-%dT%H:%M:%S')
 
 
 def monitor_form(name='web', **extra):
@@ -34,17 +28,7 @@ def monitor_form(name='web', **extra):
 
 
 def create_monitor(service, name='web', api_key=None, **extra):
-    response = service.api('POST', '/api/v1/monitors', api_key=api_key, data=monitor_form(name, **extra))
-    assert response.status == 201, response.text
-    return response.json['data']['id']
-
-
-def create_incident(service, monitor_id, started_ago=3600, api_key=None, **extra):
-    form = {'monitor_id': monitor_id, 'started_at': stamp(started_ago)}
-    form.update(extra)
-    response = service.api('POST', '/api/v1/incidents', api_key=api_key, data=form)
-    assert response.status == 201, response.text
-    return response.json['data']['id']
+    return add_monitor(service, name, 'https://example.com/health', api_key, **extra)
 
 
 def show(service, kind, record_id, api_key=None):
@@ -154,7 +138,7 @@ def test_names_are_unique_as_written_or_without_case_as_on_mysql(service, ignore
 
 def test_other_accounts_records_are_not_found(service):
     foreign = create_monitor(service, api_key=OTHER_KEY)
-    incident = create_incident(service, foreign, api_key=OTHER_KEY)
+    incident = open_incident(service, foreign, api_key=OTHER_KEY)
     missing = service.api('GET', '/api/v1/monitors/9999')
     for method, path in (('GET', '/api/v1/monitors/%d'), ('PATCH', '/api/v1/monitors/%d'), ('DELETE', '/api/v1/monitors/%d')):
         response = service.api(method, path % foreign, data={'name': 'mine'} if method == 'PATCH' else None)

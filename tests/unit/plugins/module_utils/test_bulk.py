@@ -364,12 +364,8 @@ def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_d
     assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
 
 
-def test_state_and_config_must_agree(service):
+def test_merged_needs_a_config(service):
+    """(gathered with a config, and workers out of range, are the bad-input law's.)"""
     with pytest.raises(ValidationError) as caught:
         run(service, 'merged', None)
     assert caught.value.field == 'config'
-    with pytest.raises(ValidationError):
-        sync(service).run(dict(state='gathered', config=[], workers=4), lambda values: None)
-    with pytest.raises(ValidationError) as caught:
-        run(service, 'merged', [], workers=0)
-    assert caught.value.field == 'workers'

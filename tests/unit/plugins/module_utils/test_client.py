@@ -1,48 +1,62 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The shared HTTP client against the emulator and a small scripted HTTP server."""
+"""The shared HTTP client, every behaviour once: against the emulator, a small scripted HTTP server and a local HTTPS
+server with certificates made at test time; an injected clock and sleep."""
 
 from __future__ import annotations
 
 import http.server
 import json
+import socket
 import threading
 
 import pytest
 from emulator.control import PRIMARY_KEY
+from emulator.pki import make_pki
+from emulator.transport import RecordingServer
+from fake_client import add_monitor
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import (API_URL_HINT, USER_AGENT, RateLimit, UptimeApiError,
-                                                                                UptimeClient)
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
+    API_URL_HINT, UNREACHABLE_BUDGET, USER_AGENT, RateLimit, UptimeApiError, UptimeClient, is_loopback, origin, transport_warnings)
 
 MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
            'request_method': 'GET', 'alert_condition': 'url_unavailable'}
 
 
-class Recorder:
-    """A stand-in for time.sleep that records the waits instead of sleeping."""
+class FakeTime:
+    """An injected clock and sleep: sleeping moves the clock and records the wait, nothing really waits."""
 
     def __init__(self):
+        self.now = 1000.0
         self.waits = []
 
-    def __call__(self, seconds):
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
         self.waits.append(seconds)
+        self.now += seconds
 
 
 def make_client(url, key=PRIMARY_KEY, **options):
-    sleep = Recorder()
+    fake = FakeTime()
     options.setdefault('retries', 3)
-    client = UptimeClient(url, key, sleep=sleep, **options)
-    return client, sleep
+    client = UptimeClient(url, key, sleep=fake.sleep, clock=fake.clock, **options)
+    return client, fake
 
 
-def seed(emulator, count, prefix='m'):
-    for index in range(count):
-        answer = emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='%s-%02d' % (prefix, index)))
-        assert answer.status in (200, 201), answer.text
+def failure(call, *args):
+    """The error of ``call(*args)`` and its message: one line, with neither a traceback nor the key."""
+    with pytest.raises(UptimeApiError) as caught:
+        call(*args)
+    message = str(caught.value)
+    assert '\n' not in message and 'Traceback' not in message and PRIMARY_KEY not in message
+    return caught.value, message
 
 
 def test_list_limit_stops_reading_pages(emulator):
-    seed(emulator, 25)
+    for index in range(25):
+        add_monitor(emulator, 'm-%02d' % index)
     client, dummy = make_client(emulator.url)
     emulator.clear_log()
     assert len(client.list('/api/v1/monitors', {'per_page': 10}, limit=12)) == 12
@@ -56,10 +70,8 @@ def test_list_limit_stops_reading_pages(emulator):
 ])
 def test_a_refusal_reads_as_what_it_is_without_the_key(emulator, key, status, text):
     client, dummy = make_client(emulator.url, key=key)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors/99')
-    assert caught.value.status == status and str(caught.value).startswith(text), str(caught.value)
-    assert 'secret-wrong-key-42' not in str(caught.value)
+    error, message = failure(client.get, '/api/v1/monitors/99')
+    assert error.status == status and message.startswith(text) and 'secret-wrong-key-42' not in message, message
     if status == 404:
         assert client.get_or_none('/api/v1/monitors/99') is None and client.delete('/api/v1/monitors/99') is False
 
@@ -93,19 +105,17 @@ def create_one(client):
     (dict(kind='drop', method='POST', when='after'), create_one, 3, [None], [], (None, True, 'connection failed')),
 ])
 def test_what_is_sent_again_and_how_it_ends(emulator, fault, call, retries, statuses, waits, error):
-    emulator.api('POST', '/api/v1/monitors', data=dict(MONITOR, name='m-00'))
+    add_monitor(emulator, 'm-00')
     emulator.clear_log()
     emulator.fault(**fault)
     client, sleep = make_client(emulator.url, retries=retries)
     if error is None:
         assert call(client)['name'] in ('m-00', 'web')
     else:
-        with pytest.raises(UptimeApiError) as caught:
-            call(client)
-        message = str(caught.value)
+        caught, message = failure(call, client)
         assert message.startswith(('GET /api/v1/monitors/1 failed: ', 'POST /api/v1/monitors failed: ')), message
-        assert error[2] in message and '\n' not in message and 'Traceback' not in message, message
-        assert (caught.value.ambiguous, error[0] is None or caught.value.status == error[0]) == (error[1], True), message
+        assert error[2] in message, message
+        assert (caught.ambiguous, error[0] is None or caught.status == error[0]) == (error[1], True), message
     emulator.wait_idle()
     assert [entry.get('status') for entry in emulator.log()] == statuses
     assert sleep.waits == waits if isinstance(waits, list) else len(sleep.waits) == waits, sleep.waits
@@ -115,9 +125,7 @@ def test_timeout_message(emulator):
     # The delay is a floor: a second against a 0.5 s timeout always times out, and the stragglers end sooner.
     emulator.fault('delay', count=2, seconds=1, method='GET')
     client, dummy = make_client(emulator.url, timeout=0.5, retries=1)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert str(caught.value) == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout) (2 attempts)'
+    assert failure(client.get, '/api/v1/monitors')[1] == 'GET /api/v1/monitors failed: no answer within 0.5s (timeout) (2 attempts)'
     emulator.wait_idle()
 
 
@@ -138,10 +146,15 @@ class ScriptedHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(payload)
 
-    do_DELETE = do_GET  # noqa: N815
+    do_POST = do_PUT = do_DELETE = do_GET  # noqa: N815
 
     def log_message(self, *args):  # keep test output quiet
         pass
+
+
+def serve(server):
+    # A short poll interval: shutdown() waits for the loop's next poll (0.5 s by default) after every test.
+    threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
 
 
 @pytest.fixture
@@ -149,9 +162,7 @@ def scripted():
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ScriptedHandler)
     ScriptedHandler.answers = []
     ScriptedHandler.seen = []
-    # A short poll interval: shutdown() waits for the loop's next poll (0.5 s by default) after every test.
-    thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True)
-    thread.start()
+    serve(server)
     yield 'http://127.0.0.1:%d' % server.server_address[1], ScriptedHandler
     server.shutdown()
     server.server_close()
@@ -166,9 +177,8 @@ def test_every_request_carries_auth_accept_and_user_agent_and_a_redirect_to_logi
     headers = handler.seen[0]['headers']
     assert (headers['Authorization'], headers['Accept'], headers['User-Agent']) == (
         'Bearer header-key-1234', 'application/json', USER_AGENT)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert 'authentication failed: check api_key' in str(caught.value) and 'header-key-1234' not in str(caught.value)
+    message = failure(client.get, '/api/v1/monitors')[1]
+    assert 'authentication failed: check api_key' in message and 'header-key-1234' not in message
 
 
 def test_paging_falls_back_to_meta_and_keeps_the_configured_host(scripted):
@@ -196,14 +206,6 @@ def test_next_link_keeps_the_api_path_prefix_and_first_filters(scripted):
     assert handler.seen[1]['path'] == '/uptime/api/v1/monitors?per_page=10&status_page_id=4&search=a&page=2'
 
 
-def test_a_malformed_url_fails_at_once():
-    client, sleep = make_client('uptime.example.com')
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    assert 'request not sent' in str(caught.value)
-    assert sleep.waits == [] and not caught.value.ambiguous
-
-
 def test_paging_stops_on_a_repeated_page(scripted):
     url, handler = scripted
     looping = {'data': [{'id': 1}], 'links': {'next': url + '/api/v1/monitors?page=2'}}
@@ -228,10 +230,9 @@ def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, 
         if absent:
             assert call() in (None, False)
             continue
-        with pytest.raises(UptimeApiError) as caught:
-            call()
-        assert caught.value.status == 404 and not caught.value.not_found
-        assert 'a wrong address or a proxy answered; api_url must be the base address' in str(caught.value)
+        error, message = failure(call)
+        assert error.status == 404 and not error.not_found
+        assert 'a wrong address or a proxy answered; api_url must be the base address' in message
 
 
 WITH_PATH = API_URL_HINT + ' (it has the path /uptime)'
@@ -254,22 +255,17 @@ def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator,
     calls = {'GET': lambda: client.get('/api/v1/monitors'), 'DELETE': lambda: client.delete('/api/v1/monitors/7'),
              'POST': lambda: client.create('/api/v1/monitors', MONITOR),
              'PUT': lambda: client.update('/api/v1/monitors/7', {'interval': 60})}
-    with pytest.raises(UptimeApiError) as caught:
-        calls[method]()
-    message = str(caught.value)
+    error, message = failure(calls[method])
     assert message.startswith('%s /uptime/api/v1/monitors' % method) and words in message, message
     assert 'a wrong address or a proxy answered; ' + WITH_PATH in message, message
-    # Refused before the service: no write can have been applied.
-    assert not caught.value.ambiguous
+    assert not error.ambiguous  # refused before the service: no write can have been applied
 
 
 def test_without_a_path_in_api_url_the_hint_names_none(emulator):
     emulator.fault('status', status=405, method='POST')
     client, dummy = make_client(emulator.url)
-    with pytest.raises(UptimeApiError) as caught:
-        client.create('/api/v1/monitors', MONITOR)
-    assert str(caught.value).endswith('; %s)' % API_URL_HINT)
-    assert caught.value.status == 405 and not caught.value.ambiguous and not caught.value.transient
+    error, message = failure(client.create, '/api/v1/monitors', MONITOR)
+    assert message.endswith('; %s)' % API_URL_HINT) and error.status == 405 and not error.ambiguous and not error.transient
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == []
 
 
@@ -287,19 +283,16 @@ def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wro
     url, handler = scripted
     handler.answers = [(200, headers, body)] * 2
     client, dummy = make_client(url, retries=1)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors')
-    message = str(caught.value)
+    error, message = failure(client.get, '/api/v1/monitors')
     assert message.startswith('GET /api/v1/monitors failed: HTTP 200: the answer is ') and '(2 attempts)' in message
-    assert ('api_url' in message) is names_api_url, message
-    assert caught.value.transient
+    assert ('api_url' in message) is names_api_url and error.transient, message
 
 
 # -- the account's rate limit --------------------------------------------------------------------
 
 
 def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_never_spent(emulator):
-    seed(emulator, 1)
+    add_monitor(emulator, 'm-00')
     emulator.rate_limit(5)
     client, sleep = make_client(emulator.url, reserve=2)
     assert client.rate_limit.known_remaining() is None
@@ -307,12 +300,10 @@ def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_neve
     for dummy in range(3):  # leaves 4, 3, then 2
         client.get('/api/v1/monitors/1')
     assert (client.rate_limit.limit, client.rate_limit.known_remaining()) == (5, 2)
-    with pytest.raises(UptimeApiError) as caught:
-        client.get('/api/v1/monitors/1')
-    error = caught.value
+    error, message = failure(client.get, '/api/v1/monitors/1')
     assert error.held_back and error.transient and not error.ambiguous
     assert 0 < error.retry_after <= 60
-    assert 'not sent' in str(error) and '2 requests left' in str(error) and '2 are kept' in str(error)
+    assert 'not sent' in message and '2 requests left' in message and '2 are kept' in message
     assert len(emulator.log()) == 3 and sleep.waits == []
 
 
@@ -328,3 +319,213 @@ def test_what_was_read_of_the_rate_limit_holds_until_the_window_renews():
     assert limit.may_send(keep=31) and limit.known_remaining() is None
     limit.observe({})  # an answer without the headers (a proxy's) tells nothing
     assert limit.limit == 120
+
+
+# -- TLS against a local HTTPS server ------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def pki(tmp_path_factory):
+    directory = tmp_path_factory.mktemp('pki')
+    paths = make_pki(str(directory))
+    paths['dir'] = str(directory)
+    return paths
+
+
+@pytest.fixture
+def https_server(pki):
+    with RecordingServer(tls_directory=pki['dir']) as server:
+        yield server
+
+
+# -- certificates ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('ca', [None, 'other-ca'])
+def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server, pki, ca):
+    client, fake = make_client(https_server.url, ca_path=pki.get(ca))
+    error, message = failure(client.create, '/api/v1/monitors', {'name': 'web'})
+    assert message.startswith('POST /api/v1/monitors failed: request not sent: the TLS certificate of %s is not '
+                              'trusted (' % https_server.url)
+    assert 'ca_path' in message and 'validate_certs: false' in message
+    assert not error.ambiguous and fake.waits == []
+    assert https_server.received == []
+
+
+def test_ca_path_to_the_ca_is_trusted(https_server, pki):
+    client, dummy = make_client(https_server.url, ca_path=pki['ca'])
+    assert client.get('/api/v1/monitors') == []
+    assert https_server.received[0]['headers']['Authorization'] == 'Bearer %s' % PRIMARY_KEY
+    assert client.transport_warnings == []
+
+
+@pytest.mark.parametrize('variable', ['REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE'])
+@pytest.mark.parametrize('option', [{'ca_path': 'ca'}, {'validate_certs': False}])
+def test_the_environment_overrides_neither_ca_path_nor_validate_certs_false(https_server, pki, monkeypatch, variable, option):
+    monkeypatch.setenv(variable, pki['other-ca'])
+    client, dummy = make_client(https_server.url, **{name: pki.get(value, value) for name, value in option.items()})
+    assert client.get('/api/v1/monitors') == []
+
+
+def test_without_ca_path_the_environment_bundle_is_used(https_server, pki, monkeypatch):
+    """What the two tests above rule out is real: with neither option, REQUESTS_CA_BUNDLE decides."""
+    monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['ca'])
+    client, dummy = make_client(https_server.url)
+    assert client.get('/api/v1/monitors') == []
+    monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['other-ca'])
+    client, dummy = make_client(https_server.url)
+    failure(client.get, '/api/v1/monitors')
+
+
+def test_validate_certs_false_works_and_is_warned_about(https_server):
+    client, dummy = make_client(https_server.url, validate_certs=False)
+    assert client.get('/api/v1/monitors') == []
+    assert len(client.transport_warnings) == 1
+    assert 'certificate of %s is not checked' % https_server.url in client.transport_warnings[0]
+
+
+@pytest.mark.parametrize('kind, fragments', [
+    ('expired', ['has expired', 'certificate has expired', 'validate_certs: false', 'ca_path cannot help']),
+    ('wrong-host', ["is not valid for the host name in api_url (IP address mismatch, certificate is not valid for "
+                    "'127.0.0.1')", 'host name the certificate names', 'validate_certs', 'ca_path cannot help']),
+    ('refuse', ['refused the TLS handshake', 'handshake failure']),
+])
+def test_tls_faults_fail_at_once_in_one_line(https_server, pki, kind, fragments):
+    https_server.server.tls_faults.add({'kind': kind, 'count': 10})
+    client, fake = make_client(https_server.url, ca_path=pki['ca'])
+    error, message = failure(client.update, '/api/v1/monitors/1', {'interval': 60})
+    assert message.startswith('PUT /api/v1/monitors/1 failed: request not sent: ')
+    for fragment in fragments:
+        assert fragment in message
+    assert fake.waits == [] and not error.ambiguous
+    assert https_server.received == []
+
+
+@pytest.mark.parametrize('case, fragments', [
+    ('malformed api_url', ['request not sent']),
+    ('https:// to a plain http port', ['did not answer in TLS', 'http://']),
+    ('ca_path without a certificate', ['request not sent: ca_path holds no PEM certificate', 'validate_certs']),
+])
+def test_what_cannot_work_fails_at_once_naming_why(https_server, tmp_path, case, fragments):
+    bundle = tmp_path / 'empty.pem'
+    bundle.write_text('not a certificate\n')
+    with RecordingServer() as plain:
+        url, options = {'malformed api_url': ('uptime.example.com', {}),
+                        'https:// to a plain http port': (plain.url.replace('http://', 'https://'), {}),
+                        'ca_path without a certificate': (https_server.url, {'ca_path': str(bundle)})}[case]
+        client, fake = make_client(url, **options)
+        error, message = failure(client.get, '/api/v1/monitors')
+    assert all(fragment in message for fragment in fragments) and fake.waits == [] and not error.ambiguous, message
+    assert https_server.received == []
+
+
+# -- warnings and addresses ---------------------------------------------------------------------
+
+@pytest.mark.parametrize('url, validate_certs, expected', [
+    ('http://uptime.example.com', True, ['api_url http://uptime.example.com:80 uses http://']),
+    ('http://10.0.0.5:8080/api/v1', False, ['api_url http://10.0.0.5:8080 uses http://']),
+    ('http://127.0.0.1:8080', True, []),
+    ('http://127.3.4.5', True, []),
+    ('http://localhost:8080', True, []),
+    ('http://[::1]:8080', True, []),
+    ('https://uptime.example.com', True, []),
+    ('https://uptime.example.com', False, ['validate_certs is false: the TLS certificate of '
+                                           'https://uptime.example.com:443 is not checked']),
+    ('https://127.0.0.1', False, ['validate_certs is false']),
+    ('http://admin:%s@uptime.example.com/' % PRIMARY_KEY, True, ['api_url http://uptime.example.com:80 uses http://']),
+])
+def test_transport_warnings(url, validate_certs, expected):
+    warnings = transport_warnings(url, validate_certs)
+    assert len(warnings) == len(expected) and all(warning.startswith(start) for warning, start in zip(warnings, expected))
+    assert all(PRIMARY_KEY not in warning and 'admin' not in warning for warning in warnings), warnings
+    assert all('API key' in warning and 'unencrypted' in warning for warning in warnings if 'uses http://' in warning)
+
+
+@pytest.mark.parametrize('host, loopback', [
+    ('localhost', True), ('LOCALHOST.', True), ('127.0.0.1', True), ('::1', True), ('[::1]', True), ('127.1.2.3', True),
+    ('10.0.0.1', False), ('uptime.example.com', False), ('localhost.example.com', False), ('', False)])
+def test_is_loopback(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+def test_origin_names_scheme_host_and_port_only():
+    assert origin('https://user:secret@Uptime.Example.com/base/api/v1?key=x') == 'https://uptime.example.com:443'
+    assert origin('http://[::1]:8080/x') == 'http://[::1]:8080'
+
+
+# -- redirects ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize('target', ['other host', 'http://'])
+def test_a_redirect_never_carries_the_key_elsewhere(pki, scripted, target):
+    url, handler = scripted
+    with RecordingServer(tls_directory=pki['dir'] if target == 'other host' else None, host='127.0.0.1') as other:
+        location = other.url.replace('127.0.0.1', 'localhost') + '/api/v1/monitors'
+        handler.answers = [(302, {'Location': location}, b'')] * 2
+        client, dummy = make_client(url, ca_path=pki['ca'])
+        for call in ((client.get, '/api/v1/monitors'), (client.create, '/api/v1/monitors', {'name': 'x'})):
+            dummy, message = failure(*call)
+            assert 'HTTP 302: redirected to %s, which is not followed' % location in message
+    assert other.received == []
+
+
+# -- an address that cannot be connected to --------------------------------------------------------
+
+@pytest.fixture
+def closed_port():
+    """A local port nothing listens on: connections to it are refused at once.
+
+    The socket stays bound, not listening, for the whole test, so that no server started meanwhile
+    (another test worker, an emulator on port 0) can take the port.
+    """
+    with socket.socket() as sock:
+        sock.bind(('127.0.0.1', 0))
+        yield sock.getsockname()[1]
+
+
+@pytest.mark.parametrize('retries', [10, 2])
+def test_a_refused_address_is_named_with_the_attempts_bounded_by_the_budget_and_retries(closed_port, retries):
+    client, fake = make_client('http://127.0.0.1:%d/api/v1' % closed_port, retries=retries)
+    dummy, message = failure(client.get, '/api/v1/monitors')
+    assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % closed_port)
+    assert message.endswith('s): is the service running there, and is api_url right?'), message
+    attempts = int(message.split('(')[1].split(' ')[0])
+    assert attempts == len(fake.waits) + 1 and attempts < 11 and (retries == 10 or attempts == 3), message
+    if retries == 10:  # the budget ends the attempts first
+        assert sum(fake.waits) == pytest.approx(UNREACHABLE_BUDGET) and '%.1f s)' % UNREACHABLE_BUDGET in message
+    else:
+        assert sum(fake.waits) < UNREACHABLE_BUDGET
+
+
+def test_a_refused_post_is_retried_never_ambiguous_and_the_budget_is_shared_by_the_requests_to_one_address(closed_port):
+    client, fake = make_client('http://127.0.0.1:%d' % closed_port, retries=5)
+    error, dummy = failure(client.create, '/api/v1/monitors', {'name': 'x'})
+    assert not error.ambiguous and fake.waits
+    waited = len(fake.waits)
+    dummy, message = failure(client.get, '/api/v1/monitors')
+    assert len(fake.waits) == waited and 'attempts' not in message
+
+
+@pytest.mark.parametrize('down_for', [0.7, 3.0, UNREACHABLE_BUDGET - 0.5])
+def test_a_service_restarting_for_a_few_seconds_is_ridden_out(down_for):
+    """The port is bound but not listening (refused) until the injected clock passes ``down_for``."""
+    ScriptedHandler.answers = [(200, {'Content-Type': 'application/json'}, {'data': [{'id': 1}]})]
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), ScriptedHandler, bind_and_activate=False)
+    server.server_bind()
+    fake = FakeTime()
+    start = fake.now
+
+    def sleep(seconds):
+        fake.sleep(seconds)
+        if fake.now - start >= down_for and not getattr(server, 'listening', False):
+            server.server_activate()
+            server.listening = True
+            serve(server)
+
+    client = UptimeClient('http://127.0.0.1:%d' % server.server_address[1], PRIMARY_KEY, sleep=sleep, clock=fake.clock)
+    try:
+        assert client.get('/api/v1/monitors') == [{'id': 1}]
+    finally:
+        if getattr(server, 'listening', False):
+            server.shutdown()
+        server.server_close()
+    assert down_for <= sum(fake.waits) <= UNREACHABLE_BUDGET + 1e-9
+    # After an answer the budget starts afresh.
+    assert client._unreachable_since is None  # pylint: disable=protected-access

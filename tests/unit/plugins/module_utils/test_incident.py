@@ -13,6 +13,8 @@ from urllib.parse import parse_qs
 
 import pytest
 
+from fake_client import add_monitor, open_incident
+
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import (
@@ -142,23 +144,9 @@ def client(service):
     return service.client()
 
 
-def add_monitor(service, name='shop', **fields):
-    answer = service.api('POST', '/api/v1/monitors', data=dict({
-        'name': name, 'url': 'https://%s.example.com' % name, 'interval': 60, 'request_method': 'GET',
-        'alert_condition': 'url_unavailable'}, **fields))
-    assert answer.status in (200, 201), answer
-    return int(answer.json['data']['id'])
-
-
 @pytest.fixture
 def monitor_id(service):
     return add_monitor(service, request_auth_username='robot', request_auth_password='plain-secret')
-
-
-def open_incident(service, monitor_id, started_at, **fields):
-    answer = service.api('POST', '/api/v1/incidents', data=dict(monitor_id=monitor_id, started_at=started_at, **fields))
-    assert answer.status in (200, 201), answer
-    return int(answer.json['data']['id'])
 
 
 def run(service, client, check_mode=False, account_timezone='UTC', **values):
@@ -291,7 +279,7 @@ def test_appending_an_empty_comment_keeps_the_comment(service, client, monitor_i
      'comment', 'no ongoing incident to acknowledge'),
     (dict(ended_at='2026-01-01T10:30:00'), dict(started_at='2026-01-01T10:20:00'), 'started_at',
      'after the end of the last incident'),
-    (dict(), dict(started_at='2026-01-03T10:00:00'), 'started_at', 'already has an ongoing incident'),
+    (dict(), dict(started_at='2026-01-03T10:00:00'), 'started_at', 'resolve it first (state: resolved) or address it by id'),
     (dict(ended_at='2026-01-01T10:30:00'), dict(id=True, ended_at='2026-01-01T10:45:00'), 'ended_at', 'only once'),
     (dict(), dict(id=True, acknowledged_at='2026-01-01T09:00:00'), 'acknowledged_at', 'not be before'),
     (dict(), dict(id=True, started_at='2026-01-01T09:00:00', state='absent'), 'started_at',

@@ -3,7 +3,8 @@
 
 """Timestamps in the account's time zone: instants in, local times sent, UTC instants out.
 
-That a second run in any zone changes nothing is the idempotence law's (tests/laws, which runs in several zones)."""
+That a second run in any zone changes nothing is the idempotence law's (tests/laws, which runs in several zones); that
+a time in the future is refused before any request, the bad-input law's."""
 
 from __future__ import annotations
 
@@ -256,16 +257,6 @@ def test_a_bulk_sync_without_local_times_reads_no_zone(service):
     assert not again['changed'] and account_reads(service) == [], 'a sync that sends nothing read the zone'
 
 
-def test_a_local_time_in_the_future_everywhere_is_refused_before_the_zone_is_read(service, fake_connection):
-    service.timezone(KOLKATA)
-    run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
-    service.clear_log()
-    tomorrow = local_now('Pacific/Kiritimati', -24)  # a day ahead of the zone furthest ahead of UTC
-    result = run(incident, dict(fake_connection, monitor='shop', started_at=tomorrow))
-    assert result['failed'] and result['field'] == 'started_at' and 'in the future' in result['msg']
-    assert service.log() == []
-
-
 def test_a_window_in_the_repeated_hour_is_refused_before_any_write(service, fake_connection):
     service.timezone(NEW_YORK)
     result = run(monitor, dict(fake_connection, **window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z')))
@@ -303,8 +294,10 @@ def test_a_wrong_zone_fails_on_the_write_that_shows_it(service, fake_connection,
     service.clear_log()
     result = run(monitor, dict(fake_connection, account_timezone='UTC',
                                **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')))
-    assert result['failed'] and 'UTC (option account_timezone)' in result['msg']
+    assert result['failed'] and result['changed'] is True and 'UTC (option account_timezone)' in result['msg']
+    assert 'the service stored' in result['msg'] and 'the task %s monitor' % ('updated' if existing else 'created') in result['msg']
     assert '2031-01-10T11:00:00Z' in result['msg'] and '2031-01-10T06:00:00Z' in result['msg']
+    assert result['monitor']['maintenance_start_at'] == '2031-01-10T11:00:00Z'  # what the service now holds
     service.reset()
     service.timezone(NEW_YORK)
     service.clear_log()

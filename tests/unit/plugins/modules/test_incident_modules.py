@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import yaml
-
+from fake_client import add_monitor, open_incident
 from module_runner import run_module
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
@@ -19,10 +19,7 @@ from ansible_collections.uptime.monitoring.plugins.modules import incident, inci
 
 @pytest.fixture
 def monitor_id(emulator):
-    answer = emulator.api('POST', '/api/v1/monitors', data={
-        'name': 'shop', 'url': 'https://shop.example.com', 'interval': 60, 'request_method': 'GET',
-        'alert_condition': 'url_unavailable', 'request_auth_username': 'robot', 'request_auth_password': 'plain-secret'})
-    return int(answer.json['data']['id'])
+    return add_monitor(emulator, request_auth_username='robot', request_auth_password='plain-secret')
 
 
 def test_an_opened_incident_returns_every_documented_key_and_its_diff(emulator, connection, monitor_id):
@@ -32,18 +29,11 @@ def test_an_opened_incident_returns_every_documented_key_and_its_diff(emulator, 
     assert opened['diff']['before'] == {} and opened['diff']['after']['cause'] == 'db'
 
 
-def test_a_second_ongoing_incident_is_refused_readably(emulator, connection, monitor_id):
-    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
-    result = run_module(incident.main, dict(monitor_id=monitor_id, started_at='2026-01-02T10:00:00', **connection)).result
-    assert result['failed'] and 'already has an ongoing incident' in result['msg']
-    assert 'resolve it first' in result['msg']
-
-
 @pytest.mark.parametrize('state, stamp', [('present', 'started_at'), ('acknowledged', 'acknowledged_at'),
                                           ('resolved', 'ended_at')])
 def test_now_is_the_service_s_now_when_its_clock_is_behind(emulator, connection, monitor_id, state, stamp):
     if state != 'present':
-        emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00'})
+        open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
     emulator.clock(-5)
     result = run_module(incident.main, dict(monitor='shop', cause='x', state=state, **connection)).result
     assert result['changed'] and not result.get('failed'), result['msg']
@@ -51,10 +41,8 @@ def test_now_is_the_service_s_now_when_its_clock_is_behind(emulator, connection,
 
 
 def test_info_filters_and_sends_search_by_with_search(emulator, connection, monitor_id):
-    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-01T10:00:00',
-                                                    'ended_at': '2026-01-01T10:10:00', 'cause': 'dns'})
-    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-01-02T10:00:00',
-                                                    'cause': 'disk full'})
+    open_incident(emulator, monitor_id, '2026-01-01T10:00:00', ended_at='2026-01-01T10:10:00', cause='dns')
+    open_incident(emulator, monitor_id, '2026-01-02T10:00:00', cause='disk full')
     emulator.clear_log()
     found = run_module(incident_info.main, dict(search='shop', **connection)).result
     assert len(found['incidents']) == 2
@@ -72,13 +60,9 @@ def test_info_filters_and_sends_search_by_with_search(emulator, connection, moni
 
 def seed_days(emulator, monitor_id, days=25):
     """One incident a day in January 2026 (10:00 to 11:00 UTC), and one ongoing since February 1st."""
-    ids = {}
-    for day in range(1, days + 1):
-        answer = emulator.api('POST', '/api/v1/incidents', data={
-            'monitor_id': monitor_id, 'started_at': '2026-01-%02dT10:00:00' % day,
-            'ended_at': '2026-01-%02dT11:00:00' % day})
-        ids[day] = int(answer.json['data']['id'])
-    emulator.api('POST', '/api/v1/incidents', data={'monitor_id': monitor_id, 'started_at': '2026-02-01T10:00:00'})
+    ids = {day: open_incident(emulator, monitor_id, '2026-01-%02dT10:00:00' % day, ended_at='2026-01-%02dT11:00:00' % day)
+           for day in range(1, days + 1)}
+    open_incident(emulator, monitor_id, '2026-02-01T10:00:00')
     return ids
 
 
