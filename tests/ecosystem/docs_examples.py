@@ -3,6 +3,7 @@ placeholders a runnable example may hold, and a local Galaxy server for the inst
 
 from __future__ import annotations
 
+import collections
 import glob
 import hashlib
 import http.server
@@ -42,14 +43,8 @@ def extra_var_arguments():
     return [argument for name, value in sorted(EXTRA_VARS.items()) for argument in ('-e', '%s=%s' % (name, value))]
 
 
-class Block:
+class Block(collections.namedtuple('Block', 'document line info text')):
     """One fenced code block: its document (relative to the repository), its line, info string and text."""
-
-    def __init__(self, document, line, info, text):
-        self.document = document
-        self.line = line
-        self.info = info
-        self.text = text
 
     @property
     def first_line(self):
@@ -60,10 +55,7 @@ class Block:
 
 
 def documents():
-    found = []
-    for pattern in DOCUMENTS:
-        found += sorted(glob.glob(os.path.join(REPO_ROOT, pattern)))
-    return [os.path.relpath(path, REPO_ROOT) for path in found]
+    return [os.path.relpath(path, REPO_ROOT) for pattern in DOCUMENTS for path in sorted(glob.glob(os.path.join(REPO_ROOT, pattern)))]
 
 
 def fenced_blocks(document):
@@ -91,14 +83,9 @@ def all_blocks():
     return [block for document in documents() for block in fenced_blocks(document)]
 
 
-class Claim:
+class Claim(collections.namedtuple('Claim', 'document head handler')):
     """A test's claim on one block of a document: the block whose text begins with ``head`` (the start of its first
     line, or of its first lines). When the heads of several claims fit a block, the longest wins."""
-
-    def __init__(self, document, head, handler):
-        self.document = document
-        self.head = head
-        self.handler = handler
 
     @property
     def name(self):
@@ -172,18 +159,10 @@ class GalaxyServer:
                 path = self.path.split('?', 1)[0]
                 server.requests.append(path)
                 answer = server.routes.get(path, server.routes.get(path + '/'))  # ansible-galaxy asks for /api
-                if answer is None:
-                    self.send_response(404)
-                    self.send_header('Content-Type', 'application/json')
-                    body = b'{"detail": "Not found."}'
-                elif isinstance(answer, bytes):
-                    self.send_response(200)
-                    self.send_header('Content-Type', 'application/octet-stream')
-                    body = answer
-                else:
-                    self.send_response(200)
-                    self.send_header('Content-Type', 'application/json')
-                    body = json.dumps(answer).encode('utf-8')
+                binary = isinstance(answer, bytes)
+                body = answer if binary else json.dumps(answer or {'detail': 'Not found.'}).encode('utf-8')
+                self.send_response(404 if answer is None else 200)
+                self.send_header('Content-Type', 'application/octet-stream' if binary else 'application/json')
                 self.send_header('Content-Length', str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)

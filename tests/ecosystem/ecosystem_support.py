@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import datetime
 import os
 import re
 import subprocess
@@ -12,6 +14,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 COLLECTIONS = os.environ.get('UPTIME_COLLECTIONS') or os.path.join(REPO_ROOT, 'build', 'collections')
 STAGED = os.path.join(COLLECTIONS, 'ansible_collections', 'uptime', 'monitoring')
 BIN = os.path.dirname(sys.executable)
+MODULES_DIR = os.path.join(REPO_ROOT, 'plugins', 'modules')
 
 if os.path.join(REPO_ROOT, 'tests') not in sys.path:
     sys.path.insert(0, os.path.join(REPO_ROOT, 'tests'))
@@ -106,6 +109,21 @@ class Ansible:
         return path
 
 
+def module_names():
+    """The modules of plugins/modules/."""
+    return sorted(name[:-3] for name in os.listdir(MODULES_DIR) if name.endswith('.py') and not name.startswith('_'))
+
+
+def documentation(path, name):
+    """The string a plugin's source assigns to ``name`` (EXAMPLES, RETURN), read without importing it; ``path`` is
+    a file or the name of a module."""
+    with open(path if os.sep in path else os.path.join(MODULES_DIR, path + '.py'), encoding='utf-8') as handle:
+        for node in ast.parse(handle.read()).body:
+            if isinstance(node, ast.Assign) and any(getattr(target, 'id', None) == name for target in node.targets):
+                return ast.literal_eval(node.value)
+    raise AssertionError('%s has no %s' % (path, name))
+
+
 def assert_changed_nothing(run):
     """A run (usually the second with the same arguments) that succeeded and, per its PLAY RECAP, changed nothing
     and failed nothing on any host (and ran on at least one)."""
@@ -154,3 +172,49 @@ def create_incident(emulator, monitor_id, started_at, api_key=PRIMARY_KEY, **fie
     answer = emulator.api('POST', '/api/v1/incidents', api_key=api_key, data=form)
     assert answer.status in (200, 201), answer.text
     return answer.json['data']
+
+
+def stamp(seconds_ago=0):
+    """A time ``seconds_ago`` before now, as Y-m-dTH:i:s in UTC."""
+    moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
+    return moment.strftime('%Y-%m-%dT%H:%M:%S')
+
+
+# The secrets seed_inventory_account gives the offline monitor.
+INVENTORY_SECRETS = ('hunter2-basic-secret', 'header-secret-value')
+
+
+def seed_inventory_account(emulator):
+    """shop.example.com: an offline monitor (ongoing incident) and a pending one; blog paused; api online; docs in
+    maintenance. The offline monitor holds every kind of secret a monitor can. Their ids, by name."""
+    ids = {}
+    ids['shop'] = create_monitor(emulator, 'shop', url='https://shop.example.com/health',
+                                 request_auth_username='uptime', request_auth_password='hunter2-basic-secret',
+                                 request_headers=[{'key': 'Authorization', 'value': 'Bearer header-secret-value'}])['id']
+    ids['shop admin'] = create_monitor(emulator, 'shop admin', url='https://shop.example.com:8443/admin', interval=60)['id']
+    ids['blog'] = create_monitor(emulator, 'blog', url='https://blog.example.com/')['id']
+    update_monitor(emulator, ids['blog'], pause=1)
+    ids['api'] = create_monitor(emulator, 'api', url='https://api.example.com/v1/status')['id']
+    past = create_incident(emulator, ids['api'], stamp(7200))['id']
+    assert emulator.api('PUT', '/api/v1/incidents/%d' % past, data={'ended_at': stamp(3600)}).status == 200  # online
+    ids['docs'] = create_monitor(emulator, 'docs', url='https://docs.example.com/',
+                                 maintenance_start_at=stamp(600), maintenance_end_at=stamp(-3600))['id']
+    ids['shop incident'] = create_incident(emulator, ids['shop'], stamp(900), cause='Timeouts')['id']
+    return ids
+
+
+def plain(value):
+    """``ansible-inventory --list`` output without ansible-core 2.19's markers of untrusted strings."""
+    if isinstance(value, dict):
+        if set(value) == {'__ansible_unsafe'}:
+            return value['__ansible_unsafe']
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def assert_no_secret(*texts):
+    for text in texts:
+        for secret in INVENTORY_SECRETS + (PRIMARY_KEY,):
+            assert secret not in text

@@ -22,34 +22,19 @@ CONNECTION_DOC = os.path.join(REPO_ROOT, 'plugins', 'doc_fragments', 'connection
 # named by AWX_STUB_RECORD, and, like the real modules, reports a change unless the last call for the same
 # object (module and name) was given the same arguments.
 STUB_MODULE = '''#!/usr/bin/python
-from __future__ import annotations
-
 import json
 import os
-
 from ansible.module_utils.basic import AnsibleModule
 
-SPEC = %s
-MODULE = %r
-
-
-def main():
-    module = AnsibleModule(argument_spec=SPEC)
-    path = os.environ['AWX_STUB_RECORD']
-    previous = None
-    if os.path.exists(path):
-        with open(path, encoding='utf-8') as handle:
-            for line in handle:
-                call = json.loads(line)
-                if call['module'] == MODULE and call['params']['name'] == module.params['name']:
-                    previous = call['params']
-    with open(path, 'a', encoding='utf-8') as handle:
-        handle.write(json.dumps({'module': MODULE, 'params': module.params}) + '\\n')
-    module.exit_json(changed=module.params != previous)
-
-
-if __name__ == '__main__':
-    main()
+module = AnsibleModule(argument_spec=%s)
+calls = []
+if os.path.exists(os.environ['AWX_STUB_RECORD']):
+    with open(os.environ['AWX_STUB_RECORD'], encoding='utf-8') as handle:
+        calls = [json.loads(line) for line in handle]
+previous = [call['params'] for call in calls if call['module'] == %r and call['params']['name'] == module.params['name']]
+with open(os.environ['AWX_STUB_RECORD'], 'a', encoding='utf-8') as handle:
+    handle.write(json.dumps({'module': %r, 'params': module.params}) + '\\n')
+module.exit_json(changed=previous[-1:] != [module.params])
 '''
 STUB_SPECS = {
     'credential_type': dict(name=dict(type='str', required=True), description=dict(type='str'), kind=dict(type='str'),
@@ -76,48 +61,30 @@ def awx_inject(credential_type, credential_inputs):
             for name, template in credential_type['injectors']['env'].items()}
 
 
-def test_credential_type_shape():
+def test_credential_type_shape_and_injected_environment():
+    """The type as AWX accepts it; its injectors are the variables the connection options fall back to, and the other
+    way round; what they give a job for the inputs of a credential."""
     credential_type = load_credential_type()
     assert credential_type['kind'] in ('cloud', 'net')  # the kinds AWX allows for custom types
     fields = {field['id']: field for field in credential_type['inputs']['fields']}
     assert set(fields) == {'url', 'api_key', 'skip_tls_verify', 'account_timezone'}
-    assert fields['api_key'].get('secret') is True
-    assert not fields['url'].get('secret')
-    assert fields['skip_tls_verify']['type'] == 'boolean'
+    assert (fields['api_key'].get('secret'), fields['url'].get('secret', False), fields['skip_tls_verify']['type']) == (True, False, 'boolean')
     assert sorted(credential_type['inputs']['required']) == ['api_key', 'url']
-    for field in fields.values():
-        assert field['type'] in ('string', 'boolean') and field['label'] and field['help_text']
+    assert all(field['type'] in ('string', 'boolean') and field['label'] and field['help_text'] for field in fields.values())
     assert set(credential_type['injectors']) == {'env'}
-
-
-def test_injectors_are_the_variables_the_modules_read():
-    """Every injected variable is one the connection options fall back to, and the other way round."""
     with open(CONNECTION_DOC, encoding='utf-8') as handle:
         documented = set(re.findall(r'E\((UPTIME_[A-Z_]+)\)', handle.read()))
     assert documented == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS', 'UPTIME_ACCOUNT_TIMEZONE'}
-    assert set(load_credential_type()['injectors']['env']) == documented
+    assert set(credential_type['injectors']['env']) == documented
+    for inputs, validate_certs, timezone in [
+            ({}, 'true', ''), ({'skip_tls_verify': False}, 'true', ''),  # the box never ticked, or unticked
+            ({'skip_tls_verify': True}, 'false', ''), ({'account_timezone': 'Asia/Kolkata'}, 'true', 'Asia/Kolkata')]:
+        env = awx_inject(credential_type, dict(inputs, url='https://uptime.example.com', api_key='k'))
+        assert env == {'UPTIME_API_URL': 'https://uptime.example.com', 'UPTIME_API_KEY': 'k',
+                       'UPTIME_VALIDATE_CERTS': validate_certs, 'UPTIME_ACCOUNT_TIMEZONE': timezone}, inputs
 
 
-@pytest.mark.parametrize('inputs, validate_certs, timezone', [
-    ({'url': 'https://uptime.example.com', 'api_key': 'k'}, 'true', ''),  # the box was never ticked
-    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': False}, 'true', ''),
-    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'skip_tls_verify': True}, 'false', ''),
-    ({'url': 'https://uptime.example.com', 'api_key': 'k', 'account_timezone': 'Asia/Kolkata'}, 'true', 'Asia/Kolkata'),
-])
-def test_injected_environment(inputs, validate_certs, timezone):
-    env = awx_inject(load_credential_type(), inputs)
-    assert env == {'UPTIME_API_URL': 'https://uptime.example.com', 'UPTIME_API_KEY': 'k',
-                   'UPTIME_VALIDATE_CERTS': validate_certs, 'UPTIME_ACCOUNT_TIMEZONE': timezone}
-
-
-@pytest.mark.parametrize('skip_tls_verify', [False, True])
-def test_modules_run_with_the_injected_environment(ansible, emulator, skip_tls_verify):
-    """A job with only the credential's environment reads the account (as a Controller job would)."""
-    create_monitor(emulator, 'shop')
-    create_monitor(emulator, 'other-account', api_key=OTHER_KEY)
-    emulator.clear_log()
-    env = awx_inject(load_credential_type(), {'url': emulator.url, 'api_key': PRIMARY_KEY, 'skip_tls_verify': skip_tls_verify})
-    playbook = ansible.write('job.yml', '''\
+JOB = '''\
 - name: A job template's playbook, with no connection options at all
   hosts: localhost
   gather_facts: false
@@ -125,13 +92,20 @@ def test_modules_run_with_the_injected_environment(ansible, emulator, skip_tls_v
     - name: Read the account
       uptime.monitoring.monitor_info:
       register: job_monitors
-
     - name: Check what was read
       ansible.builtin.assert:
-        that:
-          - job_monitors.monitors | map(attribute='name') | list == ['shop']
-''')
-    ansible.playbook(playbook, env=env)  # the injected variables replace the harness's UPTIME_*
+        that: job_monitors.monitors | map(attribute='name') | list == ['shop']
+'''
+
+
+@pytest.mark.parametrize('inputs', [{'skip_tls_verify': False}, {'skip_tls_verify': True, 'account_timezone': 'Asia/Kolkata'}])
+def test_modules_run_with_the_injected_environment(ansible, emulator, inputs):
+    """A job with only the credential's environment reads the account (as a Controller job would)."""
+    create_monitor(emulator, 'shop')
+    create_monitor(emulator, 'other-account', api_key=OTHER_KEY)
+    emulator.clear_log()
+    env = awx_inject(load_credential_type(), dict(inputs, url=emulator.url, api_key=PRIMARY_KEY))
+    ansible.playbook(ansible.write('job.yml', JOB), env=env)  # the injected variables replace the harness's UPTIME_*
     assert {entry['api_key'] for entry in emulator.log()} == {PRIMARY_KEY}
 
 
@@ -139,48 +113,37 @@ def test_registration_playbook_passes_the_type_unchanged(ansible):
     stubs = os.path.join(ansible.workdir, 'stubs')
     for name, spec in STUB_SPECS.items():
         ansible.write(os.path.join('stubs', 'ansible_collections', 'awx', 'awx', 'plugins', 'modules', name + '.py'),
-                      STUB_MODULE % (repr(spec), name))
-    record = os.path.join(ansible.workdir, 'awx-calls.jsonl')
+                      STUB_MODULE % (repr(spec), name, name))
+
+    def register(record, *arguments):
+        run = ansible.playbook('uptime.monitoring.awx_credential_type', *arguments, collections=[stubs],
+                               env={'AWX_STUB_RECORD': os.path.join(ansible.workdir, record)})
+        with open(os.path.join(ansible.workdir, record), encoding='utf-8') as handle:
+            return run, [json.loads(line) for line in handle]
 
     arguments = ('-e', 'uptime_credential_name=phpUptime production', '-e', 'uptime_credential_url=https://uptime.example.com',
                  '-e', 'uptime_credential_api_key=s3cr3t')
-    first = ansible.playbook('uptime.monitoring.awx_credential_type', *arguments, collections=[stubs], env={'AWX_STUB_RECORD': record})
+    first, calls = register('awx-calls.jsonl', *arguments)
     assert first.changed() == 2, first
-
-    with open(record, encoding='utf-8') as handle:
-        calls = [json.loads(line) for line in handle]
     assert [call['module'] for call in calls] == ['credential_type', 'credential']
     credential_type = load_credential_type()
     registered = calls[0]['params']
-    assert registered['name'] == credential_type['name']
-    assert registered['kind'] == credential_type['kind']
-    assert registered['state'] == 'present'
-    assert registered['inputs'] == credential_type['inputs']
+    assert (registered['name'], registered['kind'], registered['state'], registered['inputs']) == (
+        credential_type['name'], credential_type['kind'], 'present', credential_type['inputs'])
     # The AWX templates arrive as templates, not rendered by Ansible.
     assert registered['injectors'] == credential_type['injectors']
     assert registered['injectors']['env']['UPTIME_API_URL'] == '{{ url }}'
     credential = calls[1]['params']
-    assert credential['credential_type'] == credential_type['name']
-    assert credential['organization'] == 'Default'
+    assert (credential['credential_type'], credential['organization']) == (credential_type['name'], 'Default')
     assert credential['inputs'] == {'url': 'https://uptime.example.com', 'api_key': 's3cr3t', 'skip_tls_verify': False}
 
     # Run again: the same arguments reach AWX, so (with the real modules, which compare) nothing changes.
-    assert_changed_nothing(ansible.playbook('uptime.monitoring.awx_credential_type', *arguments, collections=[stubs],
-                                            env={'AWX_STUB_RECORD': record}))
-    with open(record, encoding='utf-8') as handle:
-        assert [json.loads(line) for line in handle][2:] == calls
+    again, calls_again = register('awx-calls.jsonl', *arguments)
+    assert_changed_nothing(again)
+    assert calls_again[2:] == calls
 
-
-def test_registration_playbook_without_a_credential(ansible):
-    stubs = os.path.join(ansible.workdir, 'stubs')
-    for name, spec in STUB_SPECS.items():
-        ansible.write(os.path.join('stubs', 'ansible_collections', 'awx', 'awx', 'plugins', 'modules', name + '.py'),
-                      STUB_MODULE % (repr(spec), name))
-    record = os.path.join(ansible.workdir, 'awx-calls.jsonl')
-    ansible.playbook('uptime.monitoring.awx_credential_type', '-e', 'uptime_credential_type_name=Uptime',
-                     collections=[stubs], env={'AWX_STUB_RECORD': record})
-    with open(record, encoding='utf-8') as handle:
-        calls = [json.loads(line) for line in handle]
+    # Without a credential's name, the type alone is registered.
+    calls = register('type-only.jsonl', '-e', 'uptime_credential_type_name=Uptime')[1]
     assert [(call['module'], call['params']['name']) for call in calls] == [('credential_type', 'Uptime')]
 
 

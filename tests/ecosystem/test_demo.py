@@ -40,17 +40,13 @@ def demo_lock():
 
 
 def assert_demo_virtualenv_holds_what_the_main_job_needs_only():
-    """.nox/demo as the session demo made it (scripts/demo.sh runs that session)."""
-    listed = subprocess.run([DEMO_PYTHON, '-c', 'import importlib.metadata as m, json; '
-                             'print(json.dumps({d.metadata["Name"].lower(): d.version for d in m.distributions()}))'],
-                            check=True, stdout=subprocess.PIPE, text=True).stdout
-    packages = json.loads(listed)
-    assert len(packages) <= MOST_PACKAGES, sorted(packages)
-    assert packages['ansible-core'].startswith('2.19.'), packages
-    assert 'requests' in packages
-    version = subprocess.run([DEMO_PYTHON, '-c', 'import sys; print("%d.%d" % sys.version_info[:2])'],
-                             check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
-    assert version == '3.11'
+    """.nox/demo as the session demo made it (scripts/demo.sh runs that session): Python 3.11, few packages."""
+    listed = json.loads(subprocess.run([DEMO_PYTHON, '-c', 'import importlib.metadata as m, json, sys; print(json.dumps(['
+                                        '"%d.%d" % sys.version_info[:2], {d.metadata["Name"].lower(): d.version for d in m.distributions()}]))'],
+                                       check=True, stdout=subprocess.PIPE, text=True).stdout)
+    version, packages = listed
+    assert version == '3.11' and len(packages) <= MOST_PACKAGES, listed
+    assert packages['ansible-core'].startswith('2.19.') and 'requests' in packages, packages
     # scripts/demo.sh runs it outside nox: its bytecode is compiled at install, next to the sources.
     compiled = os.path.join(REPO_ROOT, '.nox', 'demo', 'lib', 'python3.11', 'site-packages', 'ansible', '__pycache__')
     assert any(name.endswith('.pyc') for name in os.listdir(compiled)), compiled
@@ -119,11 +115,8 @@ def paste_and_run(paste, commands):
 def read_paste_and_examples(started):
     """The lines to paste (cd and export) and the example commands, as the playground prints them."""
     lines = started.read_until(r'^Then, for example:$', timeout=600)
-    paste = [line for line in lines if line.startswith(('cd ', 'export '))]
-    examples = []
-    for line in started.read_until(r'^$', timeout=10)[:-1]:
-        examples.append(line.split('#', 1)[0].strip())
-    return paste, examples
+    return ([line for line in lines if line.startswith(('cd ', 'export '))],
+            [line.split('#', 1)[0].strip() for line in started.read_until(r'^$', timeout=10)[:-1]])
 
 
 def zones(emulator):

@@ -1,22 +1,12 @@
 """Every fenced example of README.md, CONTRIBUTING.md and docs/*.md runs as written, or is checked against what
-it shows.
-
-Each block is claimed by one entry of CLAIMS (its document and the lines it begins with) naming the handler that
-tests it; a block no claim fits, or a claim whose block is gone, fails ``test_every_block_is_claimed`` with what to
-do. Handlers, by kind of block:
-
-* a playbook (a list of plays): run with ``ansible-playbook`` against the emulator (that a second run changes
-  nothing is the idempotence law of tests/laws/);
-* a list of tasks: run in one play on localhost, the connection from the environment (tasks that only read change
-  and write nothing);
-* a shell command block: run with bash in a temporary directory holding the files the docs say are there, the
-  staged collection on ANSIBLE_COLLECTIONS_PATH and the virtualenv's bin first on PATH;
-* an inventory configuration: written to the file name the docs use and read with ``ansible-inventory``;
-* a rulebook: loaded with ansible-rulebook's own schema and parser (and run, when a shell block runs it);
-* an output sample: compared with the real output of what it shows;
-* a command of the development workflow: checked to be what CI runs, or accepted by the script it calls.
-
-Only the placeholders of docs_examples.PLACEHOLDERS and EXTRA_VARS are changed before an example runs."""
+it shows. Each block is claimed by one entry of CLAIMS (its document and the lines it begins with) naming the handler
+that tests it; a block no claim fits, or a claim whose block is gone, fails ``test_every_block_is_claimed`` with what to
+do. A playbook or a list of tasks is run against the emulator (``example``: the account seeded, then checked); a shell
+block with bash in a temporary directory holding the files the docs say are there; an inventory configuration with
+``ansible-inventory``; a rulebook is loaded with ansible-rulebook's own parser (and run, when a shell block runs it);
+an output sample is compared with the real output; a command of the development workflow is checked to be what CI runs.
+That a second run changes nothing is the idempotence law of tests/laws/. Only the placeholders of
+docs_examples.PLACEHOLDERS and EXTRA_VARS are changed before an example runs."""
 
 from __future__ import annotations
 
@@ -44,19 +34,23 @@ from docs_examples import (
     substitute,
 )
 from ecosystem_support import (
+    APPENDED,
     BIN,
     PRIMARY_KEY,
     REPO_ROOT,
     STAGED,
+    RECAP,
     PlaybookRun,
     assert_changed_nothing,
+    assert_no_secret,
     create_incident,
     create_monitor,
     monitors_by_name,
+    plain,
     records,
+    seed_inventory_account,
+    stamp,
 )
-from test_inventory import assert_no_secret, plain, stamp
-from test_inventory import seed as seed_inventory_account
 
 # The key of no account: the runs of a block that sets its own api_key get it in UPTIME_API_KEY, so that they
 # succeed only with the key the block gives.
@@ -105,11 +99,16 @@ class DocRun:
             assert run.rc == 0, 'the commands failed (rc %d):\n%s\n%s' % (run.rc, text, run.output)
         return run
 
-    def inventory(self, *args, env=None):
-        return self.ansible.inventory(*args, env=env)
+    def inventory(self, *args, env=None, check=True):
+        return self.ansible.inventory(*args, env=env, check=check)
 
 
 # -- kinds of blocks ---------------------------------------------------------------------------------------------
+
+def play(tasks, name='Tasks'):
+    """A playbook of one play of ``tasks`` on localhost."""
+    return yaml.safe_dump([{'name': name, 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}], sort_keys=False)
+
 
 def run_playbook_block(run, block):
     """A playbook, run once. Its own connection options (the placeholders substituted) are what reach the
@@ -132,15 +131,39 @@ def run_task_block(run, block, asserts=(), writes=True):
     if asserts:
         tasks.append({'name': 'Check what the example registered',
                       'ansible.builtin.assert': {'that': list(asserts), 'quiet': True}})
-    play = [{'name': 'Example of %s' % block.document, 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}]
-    text = yaml.safe_dump(play, sort_keys=False)
     run.emulator.clear_log()
-    first = run.playbook(text, '--diff')
+    first = run.playbook(play(tasks, 'Example of %s' % block.document), '--diff')
     assert first.failed() == 0 and first.recap, first
     if not writes:
         assert_changed_nothing(first)
         assert run.emulator.writes() == []
     return first
+
+
+def subset(record, expected):
+    return {key: str(record.get(key)) for key in expected} == {key: str(value) for key, value in expected.items()}
+
+
+def example(kind, monitors=(), incidents=(), asserts=(), writes=True, expect_monitors=None, expect_incidents=None):
+    """A handler of a playbook or a list of tasks (``kind``: run_playbook_block or run_task_block, with ``asserts``
+    and ``writes``) run against an account seeded with ``monitors`` ((name, fields)) and ``incidents`` ((monitor,
+    started seconds ago, ended seconds ago or None, fields)), checked by what the account holds afterwards: exactly the
+    monitors of ``expect_monitors`` ({name: fields}), the incidents of ``expect_incidents`` ({monitor: [fields]})."""
+    def handler(run, block):
+        ids = {name: create_monitor(run.emulator, name, **fields)['id'] for name, fields in monitors}
+        for name, started, ended, fields in incidents:
+            create_incident(run.emulator, ids[name], stamp(started), **dict(fields, **({'ended_at': stamp(ended)} if ended else {})))
+        if kind is run_task_block:
+            run_task_block(run, block, asserts, writes)
+        else:
+            run_playbook_block(run, block)
+        stored = monitors_by_name(run.emulator)
+        assert sorted(stored) == sorted(expect_monitors or stored), stored
+        assert all(subset(stored[name], fields) for name, fields in (expect_monitors or {}).items()), stored
+        for name, expected in (expect_incidents or {}).items():
+            found = incident_of(run.emulator, name)
+            assert len(found) == len(expected) and all(map(subset, found, expected)), found
+    return handler
 
 
 def run_shell_block(run, block, env=None):
@@ -207,19 +230,6 @@ def galaxy_requirements(run, block, galaxy, collection):
     run.shell('ansible-galaxy collection install -r requirements.yml',
               env=galaxy_environment(run, galaxy, installed))
     assert_installed(galaxy, installed, collection)
-
-
-def keep_the_shop_monitored(run, block):
-    run_playbook_block(run, block)
-    monitors = monitors_by_name(run.emulator)
-    assert sorted(monitors) == ['blog', 'shop']
-    assert (monitors['shop']['url'], int(monitors['shop']['interval'])) == ('https://shop.example.com/health', 60)
-    assert int(monitors['blog']['interval']) == 300
-
-
-def options_once_per_play(run, block):
-    run_playbook_block(run, block)
-    assert monitors_by_name(run.emulator)['home page']['url'] == 'https://www.example.com/'
 
 
 WEBSERVERS_INVENTORY = '''\
@@ -409,7 +419,7 @@ def rulebook_inventory(run, block):
     of a monitor gone offline as ansible-rulebook gives it, acknowledges the incident. Its modules need
     ``requests``, which only the Python running the playbook is sure to have; interpreter discovery would pick
     another Python. The incident had no comment: the playbook's note (the default one, as the event names no
-    rule) is the whole comment, with no time stamp (test_acknowledge_incident.py checks the note appended to
+    rule) is the whole comment, with no time stamp (test_playbooks.py checks the note appended to
     an operator's comment)."""
     shop = create_monitor(run.emulator, 'shop')
     create_incident(run.emulator, shop['id'], stamp(600))
@@ -464,13 +474,22 @@ def plain_configuration(run):
 
 
 def inventory_config(run, block):
-    """The configuration file alone, with the service in the environment: the status groups and the variables."""
-    seed_inventory_account(run.emulator)
+    """The configuration file alone, with the service in the environment: the plugin found and loaded by
+    ansible-inventory, two requests, the status groups and the variables, no secret of the monitors or the key printed."""
+    ids = seed_inventory_account(run.emulator)
     source = run.ansible.write('production.uptime.yml', block.text)
-    listed = plain(json.loads(run.inventory(source, '--list').stdout))
-    for group in ('uptime_pending', 'uptime_online', 'uptime_offline', 'uptime_paused', 'uptime_maintenance'):
-        assert listed[group]['hosts'], group
+    run.emulator.clear_log()
+    result = run.inventory(source, '--list')
+    assert [(entry['method'], entry['path']) for entry in run.emulator.log()] == [
+        ('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
+    assert_no_secret(result.stdout, result.stderr)
+    listed = plain(json.loads(result.stdout))
+    assert {group: sorted(listed[group]['hosts']) for group in listed if group.startswith('uptime_')} == {
+        'uptime_pending': ['shop.example.com'], 'uptime_online': ['api.example.com'], 'uptime_offline': ['shop.example.com'],
+        'uptime_paused': ['blog.example.com'], 'uptime_maintenance': ['docs.example.com']}
     assert all(set(hostvars) == {'uptime_monitors', 'uptime_statuses'} for hostvars in listed['_meta']['hostvars'].values())
+    offline = listed['_meta']['hostvars']['shop.example.com']['uptime_monitors'][0]
+    assert (offline['id'], offline['incident']['id']) == (ids['shop'], ids['shop incident'])
 
 
 def inventory_graph_sample(run, block):
@@ -513,6 +532,11 @@ def constructed_groups(run, block):
     assert hosts('uptime_unacknowledged') == ['shop.example.com']
     assert hosts('uptime_needs_attention') == ['shop.example.com']
     assert {hostvars['ansible_user'] for hostvars in listed['_meta']['hostvars'].values()} == {'deploy'}
+    # strict reaches Ansible's constructed options: an expression that cannot be evaluated fails the source.
+    assert 'strict: true' in block.text
+    broken = run.ansible.write('broken.uptime.yml', block.text.replace('compose:', 'compose:\n  broken: uptime_monitors.no_such_key.deeper', 1))
+    result = run.inventory(broken, '--list', check=False)
+    assert result.returncode != 0 and 'Could not set broken' in result.stderr, result
 
 
 def inventory_cache(run, block):
@@ -545,21 +569,38 @@ def inventory_cache(run, block):
 
 
 def health_check_commands(run, block):
-    """health_check on production.uptime.yml (the plain configuration file): one offline monitor whose URL answers
-    (resolved by the second command), one whose URL fails (acknowledged). Both URLs are the emulator's, so their
-    host is 127.0.0.1, which ``delegate_to: localhost`` then means (not the implicit localhost): a host_vars file
-    beside the configuration gives it what the implicit localhost has, the local connection and this Python."""
-    recovered = create_monitor(run.emulator, 'recovered', url=run.emulator.url + '/_emulator/')
-    broken = create_monitor(run.emulator, 'broken', url=run.emulator.url + '/_emulator/missing')
-    create_incident(run.emulator, recovered['id'], stamp(900))
-    create_incident(run.emulator, broken['id'], stamp(600))
+    """health_check on production.uptime.yml (the plain configuration file): the first command reports on the hosts of
+    uptime_offline and on their offline monitors only (not a pending one's) and changes nothing; the second resolves the incident of the monitor
+    whose URL answers again and acknowledges that of the one whose URL fails, its notes appended to what operators
+    wrote. Run again, nothing changes: the recovered monitor is online, the other incident acknowledged.
+    The URLs are the emulator's, so their host is 127.0.0.1, which ``delegate_to: localhost`` then means (not the
+    implicit localhost): a host_vars file beside the configuration gives it the local connection and this Python."""
+    url = {'recovered': run.emulator.url + '/_emulator/', 'broken': run.emulator.url + '/_emulator/missing'}
+    ids = {name: create_monitor(run.emulator, name, url=url[name])['id'] for name in url}
+    create_monitor(run.emulator, 'pending', url=url['broken'])
+    notes = {'recovered': 'Investigating: the load balancer drops health checks', 'broken': 'Vendor ticket 4711 opened'}
+    create_incident(run.emulator, ids['recovered'], stamp(900), acknowledged_at=stamp(800), comment=notes['recovered'])
+    create_incident(run.emulator, ids['broken'], stamp(600), comment=notes['broken'])
     plain_configuration(run)
     run.ansible.write(os.path.join('host_vars', '127.0.0.1.yml'), yaml.safe_dump(
         {'ansible_connection': 'local', 'ansible_python_interpreter': os.path.join(BIN, 'python')}))
     output = run_shell_block(run, block).output
-    assert 'answers: HTTP 200' in output and 'still fails: HTTP 404' in output, output
-    assert [incident['status'] for incident in incident_of(run.emulator, 'recovered')] == ['resolved']
-    assert [incident['status'] for incident in incident_of(run.emulator, 'broken')] == ['acknowledged']
+    assert 'recovered (%s) answers: HTTP 200' % url['recovered'] in output and 'broken (%s) still fails: HTTP 404' % url['broken'] in output
+    assert 'pending (' not in output, output
+    changed = [int(match['changed']) for match in RECAP.finditer(output)]
+    assert len(changed) == 2 and changed[0] == 0 < changed[1], output
+    incidents = {name: incident_of(run.emulator, name) for name in url}
+    assert [incident['status'] for incident in incidents['recovered']] == ['resolved']
+    assert [incident['status'] for incident in incidents['broken']] == ['acknowledged']
+    assert APPENDED.fullmatch(incidents['recovered'][0]['comment']).groups() == (
+        notes['recovered'], 'Health check: %s answers again (HTTP 200).' % url['recovered'])
+    assert APPENDED.fullmatch(incidents['broken'][0]['comment']).groups() == (
+        notes['broken'], 'Health check: %s still fails (HTTP 404).' % url['broken'])
+    assert monitors_by_name(run.emulator)['recovered']['status'] == 'online'
+    run.emulator.clear_log()
+    again = run_shell_block(run, block).output
+    assert [int(match['changed']) for match in RECAP.finditer(again)] == [0, 0], again
+    assert run.emulator.writes() == []
 
 
 def maintenance_end_play(run, block):
@@ -578,11 +619,13 @@ def unparsed_is_failed_setting(run, block):
     plain_configuration(run)
     env = run.environment(without=('ANSIBLE_INVENTORY_UNPARSED_WARNING',), UPTIME_API_KEY=NO_ACCOUNT_KEY)
     command = 'ansible-inventory -i production.uptime.yml --graph'
+    hint = 'set ANSIBLE_INVENTORY_UNPARSED_FAILED=true'
     lenient = run.shell(command, env=env, check=False)
     assert lenient.rc == 0 and 'check api_key' in lenient.output and 'uptime_' not in lenient.output.split('@all:')[-1], lenient
+    assert hint in ' '.join(lenient.output.split()), lenient
     run.ansible.write('ansible.cfg', block.text)
     strict = run.shell(command, env=env, check=False)
-    assert strict.rc != 0 and 'check api_key' in strict.output, strict
+    assert strict.rc != 0 and 'check api_key' in strict.output and hint not in ' '.join(strict.output.split()), strict
 
 
 def remediation_play(run, block):
@@ -606,36 +649,6 @@ def job_template_rulebook(run, block):
 
 # -- docs/operator-guide.md ----------------------------------------------------------------------------------------
 
-def acknowledge_current(run, block):
-    shop = create_monitor(run.emulator, 'shop')
-    create_incident(run.emulator, shop['id'], stamp(600))
-    run_task_block(run, block)
-    (incident,) = incident_of(run.emulator, 'shop')
-    assert (incident['status'], incident['comment']) == ('acknowledged', 'On it')
-
-
-def open_incident_now(run, block):
-    create_monitor(run.emulator, 'shop')
-    run_task_block(run, block)
-    (incident,) = incident_of(run.emulator, 'shop')
-    assert (incident['status'], incident['cause']) == ('unresolved', 'Payment provider unreachable')
-
-
-APPEND_COMMENTS = '''\
-- name: Acknowledge
-  uptime.monitoring.incident:
-    monitor: shop
-    state: acknowledged
-    comment: %s
-- name: Resolve, adding a note
-  uptime.monitoring.incident:
-    monitor: shop
-    state: resolved
-    comment: %s
-    comment_mode: append
-'''
-
-
 def appended_comment_sample(run, block):
     """The comment shown is the shape of one acknowledged with the first line and resolved, with comment_mode:
     append, with the second (its time stamp being the time of the resolve)."""
@@ -643,56 +656,22 @@ def appended_comment_sample(run, block):
     note = re.fullmatch(r'\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] (.*)', second).group(1)
     shop = create_monitor(run.emulator, 'shop')
     create_incident(run.emulator, shop['id'], stamp(600))
-    tasks = yaml.safe_load(APPEND_COMMENTS % (json.dumps(first), json.dumps(note)))
-    run.playbook(yaml.safe_dump([{'name': 'Comments', 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}]))
+    run.playbook(play([{'name': 'Acknowledge', 'uptime.monitoring.incident': {'monitor': 'shop', 'state': 'acknowledged', 'comment': first}},
+                       {'name': 'Resolve, adding a note', 'uptime.monitoring.incident': {
+                           'monitor': 'shop', 'state': 'resolved', 'comment': note, 'comment_mode': 'append'}}]))
     (incident,) = incident_of(run.emulator, 'shop')
-    shape = re.escape(first) + r'\n\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\] ' + re.escape(note)
-    assert re.fullmatch(shape, incident['comment']), incident['comment']
-
-
-def gathered_applies_back(run, block):
-    """The masked secrets that gathered shows keep what the monitor holds: the first run changes nothing either."""
-    webhook = 'https://hooks.slack.com/services/T0/B0/docs-secret-hook'
-    create_monitor(run.emulator, 'shop', request_auth_username='u', request_auth_password='docs-secret-pw',
-                   alerts=[{'key': 'slack', 'value': webhook}])
-    assert_changed_nothing(run_task_block(run, block))
-    (shop,) = run.emulator.api('GET', '/api/v1/monitors').json['data']
-    assert (shop['request_auth_password'], shop['alerts'][0]['value']) == ('docs-secret-pw', webhook)
-
-
-def incidents_of_a_period(run, block):
-    """Of two resolved incidents, the one that ended within the day is found."""
-    shop = create_monitor(run.emulator, 'shop')
-    create_incident(run.emulator, shop['id'], stamp(4 * 86400), ended_at=stamp(3 * 86400), cause='Old')
-    create_incident(run.emulator, shop['id'], stamp(7200), ended_at=stamp(3600), cause='Recent')
-    run_task_block(run, block, asserts=["resolved_last_day.incidents | map(attribute='cause') | list == ['Recent']"],
-                   writes=False)
+    assert APPENDED.fullmatch(incident['comment']).groups() == (first, note), incident['comment']
 
 
 # -- docs/transport.md ---------------------------------------------------------------------------------------------
 
-FAILURES = '''\
-- name: Real failures
-  hosts: localhost
-  gather_facts: false
-  tasks:
-    - name: A request the service answers with an error
-      uptime.monitoring.monitor_info:
-        api_key: key-of-no-account
-      register: answered
-      ignore_errors: true
-    - name: A request that is never answered
-      uptime.monitoring.monitor_info:
-        api_url: http://127.0.0.1:9
-        retries: 0
-      register: unanswered
-      ignore_errors: true
-    - name: Keep the messages
-      ansible.builtin.copy:
-        content: "{{ [answered.msg, unanswered.msg] | to_json }}"
-        dest: "{{ playbook_dir }}/messages.json"
-        mode: "0600"
-'''
+FAILURES = [  # a request the service answers with an error, one that is never answered; their messages kept
+    {'name': 'Answered', 'uptime.monitoring.monitor_info': {'api_key': NO_ACCOUNT_KEY}, 'register': 'answered', 'ignore_errors': True},
+    {'name': 'Unanswered', 'uptime.monitoring.monitor_info': {'api_url': 'http://127.0.0.1:9', 'retries': 0}, 'register': 'unanswered',
+     'ignore_errors': True},
+    {'name': 'Keep the messages', 'ansible.builtin.copy': {
+        'content': '{{ [answered.msg, unanswered.msg] | to_json }}', 'dest': '{{ playbook_dir }}/messages.json', 'mode': '0600'}},
+]
 MESSAGE_PLACEHOLDERS = (
     ('METHOD', '[A-Z]+'), ('/path', r'/\S*'), ('nnn', r'\d{3}'), ('what the service said', '.+'),
     ('what went wrong', '(?!HTTP ).+'),
@@ -701,7 +680,7 @@ MESSAGE_PLACEHOLDERS = (
 
 def failure_message_format(run, block):
     """Each line of the format is the shape of a real failure's message: one the service answered, one it did not."""
-    run.playbook(FAILURES)
+    run.playbook(play(FAILURES))
     with open(os.path.join(run.workdir, 'messages.json'), encoding='utf-8') as handle:
         messages = json.load(handle)
     for line, message in zip(block.text.rstrip('\n').split('\n'), messages):
@@ -713,11 +692,14 @@ def failure_message_format(run, block):
 
 # -- which handler tests which block --------------------------------------------------------------------------------
 
+SHOP_MONITOR = [('shop', {})]
+
 CLAIMS = [
     Claim('README.md', 'ansible-galaxy collection install uptime.monitoring', galaxy_install),
     Claim('README.md', '---\ncollections:', galaxy_requirements),
-    Claim('README.md', '- name: Keep the shop monitored', keep_the_shop_monitored),
-    Claim('README.md', '- hosts: localhost', options_once_per_play),
+    Claim('README.md', '- name: Keep the shop monitored', example(run_playbook_block, expect_monitors={
+        'shop': {'url': 'https://shop.example.com/health', 'interval': 60}, 'blog': {'interval': 300}})),
+    Claim('README.md', '- hosts: localhost', example(run_playbook_block, expect_monitors={'home page': {'url': 'https://www.example.com/'}})),
     Claim('README.md', 'ansible-playbook -i inventory uptime.monitoring.monitor_hosts -e uptime_hosts=webservers',
           collection_playbooks),
     Claim('README.md', './scripts/demo.sh', ci_commands),
@@ -741,11 +723,20 @@ CLAIMS = [
     Claim('docs/inventory.md', '[inventory]', unparsed_is_failed_setting),
     Claim('docs/inventory.md', '- name: Restart the web service where a monitor is offline', remediation_play),
     Claim('docs/inventory.md', '- name: React to monitors going offline', job_template_rulebook),
-    Claim('docs/operator-guide.md', '- name: Acknowledge the current incident of the shop monitor', acknowledge_current),
-    Claim('docs/operator-guide.md', '- name: Open an incident of the shop monitor now', open_incident_now),
+    Claim('docs/operator-guide.md', '- name: Acknowledge the current incident of the shop monitor', example(
+        run_task_block, SHOP_MONITOR, [('shop', 600, None, {})], expect_incidents={'shop': [{'status': 'acknowledged', 'comment': 'On it'}]})),
+    Claim('docs/operator-guide.md', '- name: Open an incident of the shop monitor now', example(
+        run_task_block, SHOP_MONITOR, expect_incidents={'shop': [{'status': 'unresolved', 'cause': 'Payment provider unreachable'}]})),
     Claim('docs/operator-guide.md', 'On it', appended_comment_sample),
-    Claim('docs/operator-guide.md', '- name: Incidents resolved in the last day', incidents_of_a_period),
-    Claim('docs/operator-guide.md', '- name: Read every monitor, secrets masked', gathered_applies_back),
+    # Of two resolved incidents, the one that ended within the day is found.
+    Claim('docs/operator-guide.md', '- name: Incidents resolved in the last day', example(
+        run_task_block, SHOP_MONITOR, [('shop', 4 * 86400, 3 * 86400, {'cause': 'Old'}), ('shop', 7200, 3600, {'cause': 'Recent'})],
+        ["resolved_last_day.incidents | map(attribute='cause') | list == ['Recent']"], writes=False)),
+    # The masked secrets that gathered shows keep what the monitor holds: the run changes and writes nothing.
+    Claim('docs/operator-guide.md', '- name: Read every monitor, secrets masked', example(
+        run_task_block, [('shop', dict(request_auth_username='u', request_auth_password='docs-secret-pw',
+                                       alerts=[{'key': 'slack', 'value': 'https://hooks.slack.com/services/T0/B0/docs-secret-hook'}]))],
+        writes=False)),
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- events.py --update-doc', benchmark_commands),
     Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),

@@ -1,6 +1,7 @@
 """The inventory plugin uptime.monitoring.monitors: naming, grouping, host variables, requests and cache, against
 the emulator. Its options are given directly here (the configuration file and the documentation that declares the
-options are exercised by tests/ecosystem/test_inventory.py through ansible-inventory)."""
+options are exercised through ansible-inventory by the examples of docs/inventory.md, tests/ecosystem/test_docs_examples.py,
+and tests/ecosystem/test_inventory.py)."""
 
 from __future__ import annotations
 
