@@ -100,16 +100,6 @@ def test_url_host(url, host):
     assert plugin_module.url_host(url) == host
 
 
-def test_hosts_of_groups_monitors_by_endpoint_or_names_them():
-    monitors = [dict(id=3, name='b', url='https://x.example.com/b'), dict(id=1, name='a', url='https://X.example.com:81/a'),
-                dict(id=2, name='c', url='mailto:nobody')]
-    hosts, nameless, renamed = plugin_module.hosts_of(monitors)
-    assert {host: [monitor['id'] for monitor in listed] for host, listed in hosts.items()} == {'x.example.com': [1, 3]}
-    assert [monitor['id'] for monitor in nameless] == [2] and renamed == {}
-    hosts, nameless, renamed = plugin_module.hosts_of(monitors, 'monitor_name')
-    assert sorted(hosts) == ['a', 'b', 'c'] and nameless == [] and renamed == {}
-
-
 @pytest.mark.parametrize('name, host', [
     ('web1', 'web1'), ('shop.example.com', 'shop.example.com'), ('db-01_eu', 'db-01_eu'), ('web1 admin', 'web1_admin'),
     ('  padded ', '__padded_'), ('a,b:c', 'a_b_c'), ('web[1:3]', 'web_1_3_'), ('*.example.com', '_.example.com'),
@@ -151,16 +141,6 @@ def test_every_host_is_addressed_by_its_name_in_a_host_pattern(emulator):
         assert len(hosts) == len(names) + 1
         for host in hosts:
             assert [found.name for found in manager.get_hosts(host)] == [host], host
-
-
-def test_read_monitors_without_an_offline_monitor_reads_no_incident(emulator):
-    seed(emulator)
-    emulator.clear_log()
-    monitors = plugin_module.read_monitors(UptimeClient(emulator.url, PRIMARY_KEY), {'search': 'shop', 'search_by': 'name'},
-                                           ['pending', 'paused'])
-    assert [(monitor['name'], monitor['incident']) for monitor in monitors] == [('shop admin', None)]
-    assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
-        ('/api/v1/monitors', 'search=shop&search_by=name&sort_by=id&sort=asc&per_page=100')]
 
 
 @pytest.mark.parametrize('ongoing, ended, expected_requests', [(9, 3, 1), (10, 3, 2), (12, 0, 2), (0, 4, 1)])
@@ -329,21 +309,6 @@ def test_cache_entries_are_per_account_and_filters(emulator):
               key_of(query={'search': 'x', 'search_by': 'name'}), key_of(statuses=['offline'])}
     assert key not in others and len(others) == 5
     assert PRIMARY_KEY not in key and OTHER_KEY not in key
-
-
-def test_the_same_configuration_with_another_accounts_key_never_reads_the_first_accounts_cache(emulator):
-    seed(emulator)
-    add_monitor(emulator, 'theirs', 'https://theirs.example.com/', api_key=OTHER_KEY)
-    cache = {}
-    mine = make_plugin(emulator, cache=True)
-    mine._cache = cache  # pylint: disable=protected-access
-    assert 'theirs.example.com' not in parse(mine).hosts
-    theirs = make_plugin(emulator, cache=True, api_key=OTHER_KEY)
-    theirs._cache = cache  # pylint: disable=protected-access
-    emulator.clear_log()
-    assert sorted(parse(theirs).hosts) == ['theirs.example.com']
-    assert emulator.log() != [] and len(cache) == 2
-    assert PRIMARY_KEY not in json.dumps(cache) and OTHER_KEY not in json.dumps(cache)
 
 
 def test_filters_reach_the_request(emulator):

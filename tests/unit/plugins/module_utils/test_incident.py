@@ -76,16 +76,8 @@ def test_desired_converts_offsets_to_utc_and_drops_fractions():
 
 
 @pytest.mark.parametrize('check, values, field, fragment', [
-    (lambda v: INCIDENT.desired(params(**v)), {'ended_at': 'yesterday'}, 'ended_at', 'Y-m-dTH:i:s'),
-    (validate, {'started_at': '2026-06-01T12:00:01'}, 'started_at', 'in the future'),
     (validate, {'acknowledged_at': '2027-01-01T00:00:00'}, 'acknowledged_at', 'in the future'),
-    (validate, {'ended_at': '2026-06-02T00:00:00'}, 'ended_at', 'in the future'),
-    (validate, {'cause': 'x' * 256}, 'cause', 'at most 255'),
-    (validate, {'comment': 'x' * 1025}, 'comment', 'at most 1024'),
     (INCIDENT.check_order, {'started_at': T10, 'ended_at': T10}, 'ended_at', 'after started_at'),
-    (INCIDENT.check_order, {'started_at': T10, 'ended_at': '2026-01-01T09:00:00'}, 'ended_at', 'after started_at'),
-    (INCIDENT.check_order, {'started_at': T10, 'acknowledged_at': '2026-01-01T09:59:59'}, 'acknowledged_at',
-     'not be before'),
     (fixed, {'ended_at': '2026-01-01T12:00:00'}, 'ended_at', 'incident 5 already has ended_at %s' % T11),
     (fixed, {'ended_at': None}, 'ended_at', 'changed to empty'),
     (fixed, {'started_at': '2026-01-01T09:00:00'}, 'started_at', 'cannot be changed'),
