@@ -2,12 +2,15 @@
 tasks of one playbook against the emulator (after seeding the records the examples refer to, ids
 included), and what the examples did to the account is checked. Examples that only read (``writes=False``)
 change nothing and write nothing. That a second run of any accepted input changes nothing is the idempotence law
-of tests/laws/, for every module.
+of tests/laws/, for every module. Every key a module's example returns is documented in its RETURN block (nested keys
+too, where RETURN lists what a dict or list element ``contains``), and every key documented as ``returned: always`` is
+returned; that the documented values are right is checked by the integration targets.
 
 A new module needs an entry in SPECS (the test that compares SPECS with plugins/modules/ says so)."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -23,6 +26,31 @@ from ecosystem_support import (
     records,
     update_monitor,
 )
+
+
+# Keys Ansible adds to every result, or that modules return by convention without documenting them.
+COMMON_KEYS = {'changed', 'failed', 'diff', 'invocation', 'msg', 'warnings', 'deprecations', 'skipped', 'skip_reason'}
+
+
+def undocumented(value, doc, path):
+    """Paths of keys in ``value`` that ``doc`` (a RETURN entry) does not list, where it lists what it contains."""
+    contains, found = doc.get('contains'), []
+    for item in ([value] if isinstance(value, dict) else [item for item in value or [] if isinstance(item, dict)]) if contains else []:
+        for key, nested in item.items():
+            if key not in contains:
+                found.append('%s.%s' % (path, key))
+            elif isinstance(nested, (dict, list)):
+                found += undocumented(nested, contains[key], '%s.%s' % (path, key))
+    return sorted(set(found))
+
+
+def return_problems(name, result):
+    """What the result of a task of the module ``name`` holds that its RETURN leaves out, or lacks of what it promises."""
+    doc = yaml.safe_load(documentation(name, 'RETURN'))
+    extra = set(result) - set(doc) - COMMON_KEYS
+    missing = {key for key, entry in doc.items() if entry.get('returned') == 'always'} - set(result)
+    return ((['%s not in RETURN' % sorted(extra)] if extra else []) + (['%s returned always, not returned' % sorted(missing)] if missing else [])
+            + [path + ' not in RETURN' for key in set(result) & set(doc) for path in undocumented(result[key], doc[key], key)])
 
 
 def seed_monitors_up_to(emulator, monitor_id, named):
@@ -177,9 +205,16 @@ def test_examples(ansible, emulator, module):
 
     play = {'name': 'EXAMPLES of uptime.monitoring.%s' % module, 'hosts': 'localhost', 'gather_facts': False,
             'vars': spec['vars'], 'tasks': list(tasks)}
+    registered = []  # (module, variable) of each task of a module of the collection, its result checked against RETURN
+    for number, task in enumerate(tasks):
+        for key in [key for key in task if key.startswith('uptime.monitoring.')]:
+            registered.append((key.split('.')[-1], task.setdefault('register', 'result_%d' % number)))
     if spec['asserts']:
         play['tasks'].append({'name': 'Check what the examples registered',
                               'ansible.builtin.assert': {'that': spec['asserts'], 'quiet': True}})
+    play['tasks'].append({'name': 'Keep the results', 'changed_when': False, 'ansible.builtin.copy': {
+        'dest': "{{ lookup('ansible.builtin.env', 'PWD') }}/results.json", 'mode': '0600',
+        'content': '{{ [%s] | to_json }}' % ', '.join(variable for dummy, variable in registered)}})
     playbook = ansible.write('examples.yml', yaml.safe_dump([play], sort_keys=False))
 
     run = ansible.playbook(playbook, '--diff')
@@ -187,6 +222,11 @@ def test_examples(ansible, emulator, module):
     for name in names:  # every example ran (none was skipped or left out)
         assert 'TASK [%s]' % name in run.output, run
     assert 'skipping:' not in run.output, run
+    with open(os.path.join(ansible.workdir, 'results.json'), encoding='utf-8') as handle:
+        results = json.load(handle)
+    problems = ['%s (%s): %s' % (variable, name, problem) for (name, variable), result in zip(registered, results)
+                for problem in return_problems(name, result)]
+    assert not problems, '\n'.join(problems)
     if spec['check']:
         spec['check'](emulator, ansible.workdir)
     if not spec['writes']:
