@@ -187,37 +187,23 @@ def sources_of(rulebook):
 
 # -- README.md --------------------------------------------------------------------------------------------------
 
-def galaxy_environment(run, galaxy, installed):
-    return run.environment(extra=dict(ANSIBLE_GALAXY_SERVER=galaxy.url, ANSIBLE_COLLECTIONS_PATH=installed,
-                                      ANSIBLE_GALAXY_CACHE_DIR=os.path.join(run.workdir, 'galaxy-cache'),
-                                      ANSIBLE_GALAXY_TOKEN_PATH=os.path.join(run.workdir, 'galaxy-token'),
-                                      ANSIBLE_GALAXY_SERVER_LIST=''))
-
-
-def assert_installed(galaxy, installed, collection):
-    with open(os.path.join(installed, 'ansible_collections', 'uptime', 'monitoring', 'MANIFEST.json'),
-              encoding='utf-8') as handle:
-        info = json.load(handle)['collection_info']
-    assert (info['namespace'], info['name'], info['version']) == (
-        collection['namespace'], collection['name'], collection['version'])
-    assert galaxy.download_path in galaxy.requests
-
-
 def galaxy_install(run, block, galaxy, collection):
-    """``ansible-galaxy collection install uptime.monitoring``, from the test's Galaxy server (ANSIBLE_GALAXY_SERVER):
-    the collection of this work tree is installed, at galaxy.yml's version."""
+    """``ansible-galaxy collection install uptime.monitoring``, or the requirements.yml installed with the command the
+    README gives for it, from the test's Galaxy server (ANSIBLE_GALAXY_SERVER): the collection of this work tree is
+    installed, at galaxy.yml's version."""
     installed = os.path.join(run.workdir, 'collections')
-    run_shell_block(run, block, env=galaxy_environment(run, galaxy, installed))
-    assert_installed(galaxy, installed, collection)
-
-
-def galaxy_requirements(run, block, galaxy, collection):
-    """The requirements.yml, installed with the command the README gives for it."""
-    run.write('requirements.yml', block.text)
-    installed = os.path.join(run.workdir, 'collections')
-    run.shell('ansible-galaxy collection install -r requirements.yml',
-              env=galaxy_environment(run, galaxy, installed))
-    assert_installed(galaxy, installed, collection)
+    env = run.environment(extra=dict(ANSIBLE_GALAXY_SERVER=galaxy.url, ANSIBLE_COLLECTIONS_PATH=installed, ANSIBLE_GALAXY_SERVER_LIST='',
+                                     ANSIBLE_GALAXY_CACHE_DIR=os.path.join(run.workdir, 'galaxy-cache'),
+                                     ANSIBLE_GALAXY_TOKEN_PATH=os.path.join(run.workdir, 'galaxy-token')))
+    if block.text.startswith('---'):
+        run.write('requirements.yml', block.text)
+        run.shell('ansible-galaxy collection install -r requirements.yml', env=env)
+    else:
+        run_shell_block(run, block, env=env)
+    with open(os.path.join(installed, 'ansible_collections', 'uptime', 'monitoring', 'MANIFEST.json'), encoding='utf-8') as handle:
+        info = json.load(handle)['collection_info']
+    assert [info[key] for key in ('namespace', 'name', 'version')] == [collection[key] for key in ('namespace', 'name', 'version')]
+    assert galaxy.download_path in galaxy.requests
 
 
 WEBSERVERS_INVENTORY = '''\
@@ -462,13 +448,9 @@ def host_variables_sample(run, block):
     assert set(real) == set(sample) and real['uptime_statuses'] == sample['uptime_statuses']
     assert len(real['uptime_monitors']) == len(sample['uptime_monitors'])
     for shown, actual in zip(sample['uptime_monitors'], real['uptime_monitors']):
-        assert set(shown) == set(actual)
-        assert {key: shown[key] for key in ('name', 'url', 'status', 'interval')} == {
-            key: actual[key] for key in ('name', 'url', 'status', 'interval')}
-        assert (shown['incident'] is None) == (actual['incident'] is None)
-        if actual['incident']:
-            assert set(shown['incident']) == set(actual['incident'])
-            assert shown['incident']['acknowledged'] == actual['incident']['acknowledged']
+        assert set(shown) == set(actual) and all(shown[key] == actual[key] for key in ('name', 'url', 'status', 'interval'))
+        assert set(shown['incident'] or ()) == set(actual['incident'] or ()), (shown, actual)
+        assert (shown['incident'] or {}).get('acknowledged') == (actual['incident'] or {}).get('acknowledged')
         assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', actual['started_at']) and shown['started_at'].endswith('Z')
 
 
@@ -648,7 +630,7 @@ SHOP_MONITOR = [('shop', {})]
 
 CLAIMS = [
     Claim('README.md', 'ansible-galaxy collection install uptime.monitoring', galaxy_install),
-    Claim('README.md', '---\ncollections:', galaxy_requirements),
+    Claim('README.md', '---\ncollections:', galaxy_install),
     Claim('README.md', '- name: Keep the shop monitored', example(run_playbook_block, expect_monitors={
         'shop': {'url': 'https://shop.example.com/health', 'interval': 60}, 'blog': {'interval': 300}})),
     Claim('README.md', '- hosts: localhost', example(run_playbook_block, expect_monitors={'home page': {'url': 'https://www.example.com/'}})),
@@ -693,8 +675,6 @@ CLAIMS = [
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- events.py --update-doc', benchmark_commands),
     Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),
 ]
-# Handlers that take the session's Galaxy server.
-NEEDS_GALAXY = (galaxy_install, galaxy_requirements)
 
 
 @pytest.fixture(scope='module')
@@ -748,7 +728,7 @@ def test_docs_example(claim, claimed, emulator, tmp_path, request):  # pylint: d
     won, dummy = claimed
     assert claim.name in won, 'the block of %r is not there (see test_every_block_is_claimed)' % claim.name
     run = DocRun(emulator, tmp_path, won)
-    if claim.handler in NEEDS_GALAXY:
+    if claim.handler is galaxy_install:  # the session's Galaxy server
         claim.handler(run, won[claim.name], request.getfixturevalue('galaxy'), request.getfixturevalue('collection'))
     else:
         claim.handler(run, won[claim.name])
