@@ -1,11 +1,8 @@
-"""The EXAMPLES of every module are real: each module's EXAMPLES block is taken from its source, run as the
-tasks of one playbook against the emulator (after seeding the records the examples refer to, ids
-included), and what the examples did to the account is checked. Examples that only read (``writes=False``)
-change nothing and write nothing. That a second run of any accepted input changes nothing is the idempotence law
-of tests/laws/, for every module. Every key a module's example returns is documented in its RETURN block (nested keys
-too, where RETURN lists what a dict or list element ``contains``), and every key documented as ``returned: always`` is
-returned; that the documented values are right is checked by the integration targets.
-
+"""The EXAMPLES of every module are real: each module's EXAMPLES block, taken from its source, runs as the tasks of
+one playbook against the emulator seeded with the records they refer to, ids included; what they did to the account
+is checked (those that only read, ``writes=False``, change and write nothing), and every key a task returns is in its
+RETURN block (nested keys too, where RETURN lists what an element ``contains``), every key ``returned: always`` returned.
+That a second run changes nothing is the idempotence law of tests/laws/; the values returned, the integration targets'.
 A new module needs an entry in SPECS (the test that compares SPECS with plugins/modules/ says so)."""
 
 from __future__ import annotations
@@ -21,6 +18,7 @@ from ecosystem_support import (
     create_incident,
     create_monitor,
     documentation,
+    incident_of,
     module_names,
     monitors_by_name,
     records,
@@ -118,22 +116,17 @@ def seed_incident(emulator):
 
 
 def check_incident(emulator, workdir):  # pylint: disable=unused-argument
-    incidents = records(emulator, '/api/v1/incidents')
-
-    def of(name):
-        return [incident for incident in incidents if incident['monitor']['name'] == name]
-
     assert [(incident['monitor']['id'], incident['started_at'][:19], incident['status'], incident['duration'])
-            for incident in of('api')] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
+            for incident in incident_of(emulator, 'api')] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
     # The shop's incident was opened, acknowledged and resolved once, the comments of both kept.
-    assert [(incident['started_at'][:19], incident['cause'], incident['status']) for incident in of('shop')] == [
+    assert [(incident['started_at'][:19], incident['cause'], incident['status']) for incident in incident_of(emulator, 'shop')] == [
         ('2026-11-20T08:15:00', 'Database connection pool exhausted', 'resolved')]
     # Incident 3 was deleted, the blog's others are left and its recurrence is recorded; the payments monitor has one
     # incident, started now.
-    assert sorted((incident['started_at'][:19], incident['status']) for incident in of('blog')) == [
+    assert sorted((incident['started_at'][:19], incident['status']) for incident in incident_of(emulator, 'blog')) == [
         ('2026-10-01T08:00:00', 'resolved'), ('2026-10-02T08:00:00', 'resolved'), ('2026-11-02T08:00:00', 'unresolved')]
-    assert [(incident['cause'], incident['status']) for incident in of('payments')] == [('Payment provider unreachable', 'unresolved')]
-    assert len(incidents) == 6
+    assert [(incident['cause'], incident['status']) for incident in incident_of(emulator, 'payments')] == [('Payment provider unreachable', 'unresolved')]
+    assert len(records(emulator, '/api/v1/incidents')) == 6
 
 
 def seed_incident_info(emulator):
