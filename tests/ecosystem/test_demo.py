@@ -152,10 +152,6 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playgrounds):
     assert emulator.writes() == []
     assert emulator.api('GET', '/api/v1/incidents').json['data'] == incidents
 
-    # A reset keeps the zones of the command line (the second account's) and drops the others.
-    paste_and_run(paste, ['python tests/emulator/control.py reset'])
-    assert zones(emulator) == {DEMO_KEY: None, SECOND_KEY: SECOND_ZONE}
-
     assert playground.stop(signal.SIGINT) == 0
     assert playground.read_until(r'^emulator stopped$', timeout=10)
     with pytest.raises(OSError):
