@@ -1,12 +1,7 @@
-"""Shared setup of the ecosystem tests: the playbooks, the modules' EXAMPLES, the AWX credential type
-and the execution environment, run with ``ansible-playbook`` against the service emulator.
-
-* The collection is used from its staged copy (where UPTIME_COLLECTIONS says: the nox session stages it
-  under ``build/collections-ecosystem``; default ``build/collections``, made by
-  ``scripts/stage-collection.sh``). When it is missing, it is staged here.
-* Fixtures: ``emulator`` (``tests/conftest.py``), ``ansible`` (runs ``ansible-playbook`` / ``ansible`` against it) and
-  ``collection_tarball`` (the collection built once for the whole run, shared by the xdist workers).
-"""
+"""Shared setup of the ecosystem tests. The collection is used from its staged copy (UPTIME_COLLECTIONS: the nox
+session stages it under ``build/collections-ecosystem``; by default ``build/collections``, staged here when missing).
+Fixtures: ``emulator`` (``tests/conftest.py``), ``ansible`` (runs ``ansible-playbook`` against it) and
+``collection_tarball`` (the collection built once for the whole run, shared by the xdist workers)."""
 
 from __future__ import annotations
 

@@ -144,6 +144,12 @@ def records(emulator, path, api_key=PRIMARY_KEY, **params):
     return found
 
 
+def incident_of(emulator, name):
+    """The incidents of the monitor ``name``, oldest first."""
+    return [incident for incident in records(emulator, '/api/v1/incidents', sort_by='started_at', sort='asc')
+            if incident['monitor']['name'] == name]
+
+
 def monitors_by_name(emulator, api_key=PRIMARY_KEY):
     """The monitors of an account, by name."""
     return {record['name']: record for record in records(emulator, '/api/v1/monitors', api_key)}

@@ -1,13 +1,13 @@
-"""The EXAMPLES of every module are real: each module's EXAMPLES block is taken from its source, run as the
-tasks of one playbook against the emulator (after seeding the records the examples refer to, ids
-included), and what the examples did to the account is checked. Examples that only read (``writes=False``)
-change nothing and write nothing. That a second run of any accepted input changes nothing is the idempotence law
-of tests/laws/, for every module.
-
+"""The EXAMPLES of every module are real: each module's EXAMPLES block, taken from its source, runs as the tasks of
+one playbook against the emulator seeded with the records they refer to, ids included; what they did to the account
+is checked (those that only read, ``writes=False``, change and write nothing), and every key a task returns is in its
+RETURN block (nested keys too, where RETURN lists what an element ``contains``), every key ``returned: always`` returned.
+That a second run changes nothing is the idempotence law of tests/laws/; the values returned, the integration targets'.
 A new module needs an entry in SPECS (the test that compares SPECS with plugins/modules/ says so)."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -18,11 +18,37 @@ from ecosystem_support import (
     create_incident,
     create_monitor,
     documentation,
+    incident_of,
     module_names,
     monitors_by_name,
     records,
     update_monitor,
 )
+
+
+# Keys Ansible adds to every result, or that modules return by convention without documenting them.
+COMMON_KEYS = {'changed', 'failed', 'diff', 'invocation', 'msg', 'warnings', 'deprecations', 'skipped', 'skip_reason'}
+
+
+def undocumented(value, doc, path):
+    """Paths of keys in ``value`` that ``doc`` (a RETURN entry) does not list, where it lists what it contains."""
+    contains, found = doc.get('contains'), []
+    for item in ([value] if isinstance(value, dict) else [item for item in value or [] if isinstance(item, dict)]) if contains else []:
+        for key, nested in item.items():
+            if key not in contains:
+                found.append('%s.%s' % (path, key))
+            elif isinstance(nested, (dict, list)):
+                found += undocumented(nested, contains[key], '%s.%s' % (path, key))
+    return sorted(set(found))
+
+
+def return_problems(name, result):
+    """What the result of a task of the module ``name`` holds that its RETURN leaves out, or lacks of what it promises."""
+    doc = yaml.safe_load(documentation(name, 'RETURN'))
+    extra = set(result) - set(doc) - COMMON_KEYS
+    missing = {key for key, entry in doc.items() if entry.get('returned') == 'always'} - set(result)
+    return ((['%s not in RETURN' % sorted(extra)] if extra else []) + (['%s returned always, not returned' % sorted(missing)] if missing else [])
+            + [path + ' not in RETURN' for key in set(result) & set(doc) for path in undocumented(result[key], doc[key], key)])
 
 
 def seed_monitors_up_to(emulator, monitor_id, named):
@@ -90,22 +116,17 @@ def seed_incident(emulator):
 
 
 def check_incident(emulator, workdir):  # pylint: disable=unused-argument
-    incidents = records(emulator, '/api/v1/incidents')
-
-    def of(name):
-        return [incident for incident in incidents if incident['monitor']['name'] == name]
-
     assert [(incident['monitor']['id'], incident['started_at'][:19], incident['status'], incident['duration'])
-            for incident in of('api')] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
+            for incident in incident_of(emulator, 'api')] == [(7, '2026-11-19T22:10:00', 'resolved', 1800)]
     # The shop's incident was opened, acknowledged and resolved once, the comments of both kept.
-    assert [(incident['started_at'][:19], incident['cause'], incident['status']) for incident in of('shop')] == [
+    assert [(incident['started_at'][:19], incident['cause'], incident['status']) for incident in incident_of(emulator, 'shop')] == [
         ('2026-11-20T08:15:00', 'Database connection pool exhausted', 'resolved')]
     # Incident 3 was deleted, the blog's others are left and its recurrence is recorded; the payments monitor has one
     # incident, started now.
-    assert sorted((incident['started_at'][:19], incident['status']) for incident in of('blog')) == [
+    assert sorted((incident['started_at'][:19], incident['status']) for incident in incident_of(emulator, 'blog')) == [
         ('2026-10-01T08:00:00', 'resolved'), ('2026-10-02T08:00:00', 'resolved'), ('2026-11-02T08:00:00', 'unresolved')]
-    assert [(incident['cause'], incident['status']) for incident in of('payments')] == [('Payment provider unreachable', 'unresolved')]
-    assert len(incidents) == 6
+    assert [(incident['cause'], incident['status']) for incident in incident_of(emulator, 'payments')] == [('Payment provider unreachable', 'unresolved')]
+    assert len(records(emulator, '/api/v1/incidents')) == 6
 
 
 def seed_incident_info(emulator):
@@ -177,9 +198,16 @@ def test_examples(ansible, emulator, module):
 
     play = {'name': 'EXAMPLES of uptime.monitoring.%s' % module, 'hosts': 'localhost', 'gather_facts': False,
             'vars': spec['vars'], 'tasks': list(tasks)}
+    registered = []  # (module, variable) of each task of a module of the collection, its result checked against RETURN
+    for number, task in enumerate(tasks):
+        for key in [key for key in task if key.startswith('uptime.monitoring.')]:
+            registered.append((key.split('.')[-1], task.setdefault('register', 'result_%d' % number)))
     if spec['asserts']:
         play['tasks'].append({'name': 'Check what the examples registered',
                               'ansible.builtin.assert': {'that': spec['asserts'], 'quiet': True}})
+    play['tasks'].append({'name': 'Keep the results', 'changed_when': False, 'ansible.builtin.copy': {
+        'dest': "{{ lookup('ansible.builtin.env', 'PWD') }}/results.json", 'mode': '0600',
+        'content': '{{ [%s] | to_json }}' % ', '.join(variable for dummy, variable in registered)}})
     playbook = ansible.write('examples.yml', yaml.safe_dump([play], sort_keys=False))
 
     run = ansible.playbook(playbook, '--diff')
@@ -187,6 +215,11 @@ def test_examples(ansible, emulator, module):
     for name in names:  # every example ran (none was skipped or left out)
         assert 'TASK [%s]' % name in run.output, run
     assert 'skipping:' not in run.output, run
+    with open(os.path.join(ansible.workdir, 'results.json'), encoding='utf-8') as handle:
+        results = json.load(handle)
+    problems = ['%s (%s): %s' % (variable, name, problem) for (name, variable), result in zip(registered, results)
+                for problem in return_problems(name, result)]
+    assert not problems, '\n'.join(problems)
     if spec['check']:
         spec['check'](emulator, ansible.workdir)
     if not spec['writes']:
