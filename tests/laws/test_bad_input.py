@@ -29,54 +29,33 @@ PAST = '2026-01-02T10:00:00'
 
 # option -> (invalid values, what the rest of the task needs beside it)
 MONITOR = {
-    'name': (st.one_of(st.just(''), too_long('name')), {}),
-    'url': (BAD_URL, {}),
-    'interval': (int_choice((60, 180, 300, 600, 900, 1800, 3600)), {}),
+    'name': (st.one_of(st.just(''), too_long('name')), {}), 'url': (BAD_URL, {}), 'interval': (int_choice((60, 180, 300, 600, 900, 1800, 3600)), {}),
     'alert_condition': (choice(('url_unavailable', 'url_text', 'url_no_text')), {}),
     'alert_text_lookup': (too_long('alert_text_lookup'), {'alert_condition': 'url_text'}),
     'request_method': (choice(('GET', 'POST', 'HEAD', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')), {}),
-    'ssl_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60)), {}),
-    'domain_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60, 90, 180)), {}),
-    'cache_buster': (JUNK_BOOL, {}),
-    'paused': (JUNK_BOOL, {}),
-    'id': (JUNK_NUMBER, {}),
-    'state': (choice(('present', 'absent')), {}),
-    'update_password': (choice(('always', 'on_create')), {}),
-    'maintenance_start_at': (bad_date(), {'maintenance_end_at': '2026-02-01T10:00:00'}),
-    'maintenance_end_at': (bad_date(), {'maintenance_start_at': '2026-01-01T10:00:00'}),
-    'alerts': (st.sampled_from(CHANNELS).flatmap(alert), {}),
+    'ssl_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60)), {}), 'domain_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60, 90, 180)), {}),
+    'cache_buster': (JUNK_BOOL, {}), 'paused': (JUNK_BOOL, {}), 'id': (JUNK_NUMBER, {}), 'state': (choice(('present', 'absent')), {}),
+    'update_password': (choice(('always', 'on_create')), {}), 'maintenance_start_at': (bad_date(), {'maintenance_end_at': '2026-02-01T10:00:00'}),
+    'maintenance_end_at': (bad_date(), {'maintenance_start_at': '2026-01-01T10:00:00'}), 'alerts': (st.sampled_from(CHANNELS).flatmap(alert), {}),
     'request_headers': (st.one_of(
         st.builds(lambda n: [{'key': 'H' * n, 'value': 'v'}], st.integers(129, 140)),
         st.builds(lambda n: [{'key': 'Accept', 'value': 'v' * n}], st.integers(257, 270))), {}),
     'timeout': (st.one_of(st.sampled_from([0, -1, 'nan', float('nan'), float('-inf'), 'soon'])), {}),
-    'retries': (st.one_of(st.integers(-100, -1), JUNK_NUMBER), {}),
-    'validate_certs': (JUNK_BOOL, {}),
-    'api_url': (st.sampled_from(['uptime.example.com', 'ftp://uptime.example.com', 'http://[fe80::1', '']), {}),
-}
-INFO = {
-    'id': (JUNK_NUMBER, {}), 'limit': (st.one_of(st.integers(-100, 0), JUNK_NUMBER), {}),
-    'per_page': (int_choice((10, 25, 50, 100)), {}), 'sort': (choice(('asc', 'desc')), {}),
-}
+    'retries': (st.one_of(st.integers(-100, -1), JUNK_NUMBER), {}), 'validate_certs': (JUNK_BOOL, {}),
+    'api_url': (st.sampled_from(['uptime.example.com', 'ftp://uptime.example.com', 'http://[fe80::1', '']), {})}
+INFO = {'id': (JUNK_NUMBER, {}), 'limit': (st.one_of(st.integers(-100, 0), JUNK_NUMBER), {}),
+        'per_page': (int_choice((10, 25, 50, 100)), {}), 'sort': (choice(('asc', 'desc')), {})}
 MONITOR_INFO = dict(INFO, status_page_id=(JUNK_NUMBER, {}), export=(JUNK_BOOL, {}),
                     sort_by=(choice(('id', 'name', 'url')), {}), search_by=(choice(('name', 'url')), {'search': 'web'}))
 INCIDENT_INFO = dict(INFO, monitor_id=(JUNK_NUMBER, {}), status=(choice(('unresolved', 'acknowledged', 'resolved')), {}),
-                     search_by=(choice(('monitor', 'cause')), {'search': 'db'}),
-                     sort_by=(choice(('started_at', 'ended_at')), {}),
+                     search_by=(choice(('monitor', 'cause')), {'search': 'db'}), sort_by=(choice(('started_at', 'ended_at')), {}),
                      **{option: (bad_date(), {}) for option in ('started_since', 'started_until', 'ended_since', 'ended_until')})
 INCIDENT = {
-    'monitor_id': (JUNK_NUMBER, {}), 'id': (JUNK_NUMBER, {}),
-    'started_at': (bad_date(), {}),
-    'acknowledged_at': (bad_date(), {'started_at': PAST}),
-    'ended_at': (bad_date(), {'started_at': PAST}),
-    'cause': (too_long('cause'), {}), 'comment': (too_long('comment'), {}),
-    'comment_mode': (choice(('replace', 'append')), {}),
-    'state': (choice(('present', 'acknowledged', 'resolved', 'absent')), {}),
-}
-MONITORS = {
-    'state': (choice(('merged', 'replaced', 'overridden', 'deleted', 'gathered')), {}),
-    'workers': (st.one_of(st.integers(33, 1000), st.integers(-5, 0), JUNK_NUMBER), {}),
-    'reveal_secrets': (JUNK_BOOL, {'state': 'gathered'}),
-}
+    'monitor_id': (JUNK_NUMBER, {}), 'id': (JUNK_NUMBER, {}), 'started_at': (bad_date(), {}), 'ended_at': (bad_date(), {'started_at': PAST}),
+    'acknowledged_at': (bad_date(), {'started_at': PAST}), 'cause': (too_long('cause'), {}), 'comment': (too_long('comment'), {}),
+    'comment_mode': (choice(('replace', 'append')), {}), 'state': (choice(('present', 'acknowledged', 'resolved', 'absent')), {})}
+MONITORS = {'state': (choice(('merged', 'replaced', 'overridden', 'deleted', 'gathered')), {}),
+            'workers': (st.one_of(st.integers(33, 1000), st.integers(-5, 0), JUNK_NUMBER), {}), 'reveal_secrets': (JUNK_BOOL, {'state': 'gathered'})}
 BASE = {'monitor': WEB, 'monitor_info': {}, 'incident': {'monitor_id': 1}, 'incident_info': {},
         'monitors': {'config': [WEB]}}
 
