@@ -88,8 +88,7 @@ def quick_backoff(monkeypatch):
                'faults': [dict(kind='status', status=503, when='before')], 'index': 0, 'persists': False, 'clock': -5})
 # A lost POST whose read-back fails too: one line naming the read; the next run finds the monitor, posts nothing.
 @example(plan={'task': {'seed': [], 'module': 'monitor', 'args': ALPHA},
-               'faults': [dict(kind='drop', when='after'), dict(kind='status', status=503)], 'index': 1, 'persists': True,
-               'clock': 0})
+               'faults': [dict(kind='drop', when='after'), dict(kind='status', status=503)], 'index': 1, 'persists': True, 'clock': 0})
 def test_changed_is_true_whenever_the_service_changed(emulator, connection, quick_backoff, plan):  # pylint: disable=unused-argument
     task, faults = dict(plan['task'], seeded=ago(120)), plan['faults']
     if task['args'].get('started_at') == 'seeded':
