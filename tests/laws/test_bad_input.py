@@ -93,16 +93,13 @@ def rejected_in_one_line(emulator, connection, module, args, option):
 
 # Invalid together: options that need each other, exclude each other or must be in order; items no option takes.
 RELATIONS = [
-    ('monitor', dict(WEB, intervall=60), 'intervall'),
-    ('monitor', {'url': 'https://web.example.com/', 'interval': 60}, 'name'),
+    ('monitor', dict(WEB, intervall=60), 'intervall'), ('monitor', {'url': 'https://web.example.com/', 'interval': 60}, 'name'),
     ('monitor', dict(WEB, request_auth_username='robot'), 'request_auth_password'),
     ('monitor', dict(WEB, request_auth_password='pw-bad-input-1'), 'request_auth_username'),
-    ('monitor', dict(WEB, maintenance_start_at=PAST), 'maintenance_end_at'),
-    ('monitor', dict(WEB, maintenance_end_at=PAST), 'maintenance_start_at'),
+    ('monitor', dict(WEB, maintenance_start_at=PAST), 'maintenance_end_at'), ('monitor', dict(WEB, maintenance_end_at=PAST), 'maintenance_start_at'),
     ('monitor', dict(WEB, maintenance_start_at='2026-01-02T10:00:00', maintenance_end_at='2026-01-01T10:00:00'), 'maintenance_end_at'),
     ('monitor', dict(WEB, maintenance_start_at=PAST, maintenance_end_at=PAST), 'maintenance_end_at'),
-    ('monitor', dict(WEB, alerts=[{'key': 'pager', 'value': 'ops'}]), 'alerts'),
-    ('monitor', dict(WEB, alerts=[{'key': 'email'}]), 'value'),
+    ('monitor', dict(WEB, alerts=[{'key': 'pager', 'value': 'ops'}]), 'alerts'), ('monitor', dict(WEB, alerts=[{'key': 'email'}]), 'value'),
     ('monitor', dict(WEB, alerts=[{'key': 'email', 'value': 'a@example.com', 'channel': 'x'}]), 'channel'),
     ('monitor', dict(WEB, alerts=[{'key': 'email', 'value': 'a%d@example.com' % i} for i in range(101)]), 'alerts'),
     ('monitor', dict(WEB, request_headers=[{'key': 'Accept', 'value': 'text/html', 'name': 'x'}]), 'name'),
@@ -114,12 +111,9 @@ RELATIONS = [
     ('incident', {'monitor_id': 1, 'started_at': '2099-01-01T00:00:00'}, 'started_at'),
     ('incident', {'monitor_id': 1, 'started_at': PAST, 'ended_at': '2099-01-01T00:00:00'}, 'ended_at'),
     ('incident', {'monitor_id': 1, 'monitor': 'web'}, 'monitor'), ('incident', {'started_at': PAST}, 'monitor'),
-    ('incident_info', {'id': 1, 'status': 'resolved'}, 'status'),
-    ('monitors', {'config': [{'url': 'https://a.example.com/', 'interval': 60}]}, 'name'),
-    ('monitors', {'config': [dict(WEB, colour='red')]}, 'colour'),
-    ('monitors', {'config': [WEB, dict(WEB, interval=300)]}, 'config[1].name'),
-    ('monitors', {'state': 'replaced', 'config': [{'name': 'web', 'interval': 60}]}, 'url'),
-    ('monitors', {'state': 'gathered', 'config': [WEB]}, 'config'),
+    ('incident_info', {'id': 1, 'status': 'resolved'}, 'status'), ('monitors', {'config': [{'url': 'https://a.example.com/', 'interval': 60}]}, 'name'),
+    ('monitors', {'config': [dict(WEB, colour='red')]}, 'colour'), ('monitors', {'config': [WEB, dict(WEB, interval=300)]}, 'config[1].name'),
+    ('monitors', {'state': 'replaced', 'config': [{'name': 'web', 'interval': 60}]}, 'url'), ('monitors', {'state': 'gathered', 'config': [WEB]}, 'config'),
 ]
 
 
