@@ -128,19 +128,13 @@ def measure_source(emulator, env, workdir, size, scale, problems):
                 changed = time.monotonic()
                 emulator.check(monitor_id, status)
                 delay, dummy = wait_event(process, changed, 'monitor_status_changed', monitor_id, status, interval * 3 + 30)
-                if delay is None:
-                    problems.append('%d monitors: no %s event for monitor %d' % (size, status, monitor_id))
-                else:
-                    flips.append(delay)
+                flips.append(delay) if delay is not None else problems.append('%d monitors: no %s event for monitor %d' % (size, status, monitor_id))
                 time.sleep(interval * 0.7)
         pause_delays = []
         for changed, monitor_id in pauses:
             delay, dummy = wait_event(process, changed, 'monitor_status_changed', monitor_id, 'paused',
                                       sweep_period + 3 * interval + 30)
-            if delay is None:
-                problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
-            else:
-                pause_delays.append(delay)
+            pause_delays.append(delay) if delay is not None else problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
         if not flips and not pause_delays:
             problems.append('%d monitors: no event at all; ansible-rulebook said:\n%s' % (size, process.output()[-3000:]))
         time.sleep(max(0.0, sweep_period + interval - (time.monotonic() - started)))
