@@ -127,26 +127,17 @@ def measure_source(emulator, env, workdir, size, scale, problems):
             for status in ('offline', 'online'):
                 changed = time.monotonic()
                 emulator.check(monitor_id, status)
-                kind = 'monitor_status_changed'
-                delay, dummy = wait_event(process, changed, kind, monitor_id, status, interval * 3 + 30)
-                if delay is None:
-                    problems.append('%d monitors: no %s event for monitor %d' % (size, status, monitor_id))
-                else:
-                    flips.append(delay)
+                delay, dummy = wait_event(process, changed, 'monitor_status_changed', monitor_id, status, interval * 3 + 30)
+                flips.append(delay) if delay is not None else problems.append('%d monitors: no %s event for monitor %d' % (size, status, monitor_id))
                 time.sleep(interval * 0.7)
         pause_delays = []
         for changed, monitor_id in pauses:
             delay, dummy = wait_event(process, changed, 'monitor_status_changed', monitor_id, 'paused',
                                       sweep_period + 3 * interval + 30)
-            if delay is None:
-                problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
-            else:
-                pause_delays.append(delay)
+            pause_delays.append(delay) if delay is not None else problems.append('%d monitors: no paused event for monitor %d' % (size, monitor_id))
         if not flips and not pause_delays:
             problems.append('%d monitors: no event at all; ansible-rulebook said:\n%s' % (size, process.output()[-3000:]))
-        remaining = sweep_period + interval - (time.monotonic() - started)
-        if remaining > 0:
-            time.sleep(remaining)
+        time.sleep(max(0.0, sweep_period + interval - (time.monotonic() - started)))
         elapsed = time.monotonic() - started
         requests = [entry for entry in source_requests(emulator) if entry['method'] == 'GET']
         refused = [entry for entry in requests if entry['status'] == 429]
@@ -198,9 +189,7 @@ def measure_busy(emulator, env, workdir, problems):
         emulator.check(10000, 'offline')  # the last of the seeded monitors, online
         delay, dummy = wait_event(process, changed, 'monitor_status_changed', 10000, 'offline', 150)
         time.sleep(max(0.0, 120 - (time.monotonic() - changed)))
-        for entry in source_requests(emulator):
-            if entry.get('rate_remaining') is not None:
-                lowest.append(entry['rate_remaining'])
+        lowest += [entry['rate_remaining'] for entry in source_requests(emulator) if entry.get('rate_remaining') is not None]
         refused = [entry for entry in source_requests(emulator) if entry['status'] == 429]
         output = process.output()
     finally:
@@ -223,9 +212,8 @@ def report(results, busy, scale):
         lines.append('| {:,} | {:.2f} | {:.1f} s (interval {:g} s) | {:.0f} s | {}, {:.1f} s |'.format(
             size, source['requests_per_minute'], source['flip_max'], source['interval'], source['pause_max'],
             inventory[0], inventory[1]))
-    lines.append('')
-    lines.append('Time scaled %g times (interval %g s, sweep_period %g s); the delays of pause events are given at the '
-                 "service's pace (measured times %g)." % (scale, INTERVAL / scale, SWEEP_PERIOD / scale, scale))
+    lines += ['', 'Time scaled %g times (interval %g s, sweep_period %g s); the delays of pause events are given at the '
+              "service's pace (measured times %g)." % (scale, INTERVAL / scale, SWEEP_PERIOD / scale, scale)]
     if busy:
         lines.append('')
         lines.append('Busy account (10,000 monitors, other traffic down to %d of %d requests in every window, '

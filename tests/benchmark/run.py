@@ -38,35 +38,23 @@ sys.path.insert(0, os.path.join(ROOT, 'tests'))
 
 from emulator.control import PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
 
-APPROACHES = {
-    'loop': '(a) loop of monitor tasks',
-    'bulk': '(b) one monitors task',
-    'uri': '(c) ansible.builtin.uri playbook',
-}
+APPROACHES = {'loop': '(a) loop of monitor tasks', 'bulk': '(b) one monitors task', 'uri': '(c) ansible.builtin.uri playbook'}
 RUNS = (('create', 'first run (create all)'), ('same', 'second run (no change)'), ('change', 'change 10 %'))
 # What a user with many monitors would set: pipelining (no temporary module files, one process
 # a task), no per-item "skipped" lines. Forks do not help: every task runs on one host, localhost.
-ANSIBLE_SETTINGS = {
-    'ANSIBLE_PIPELINING': 'True',
-    'ANSIBLE_DISPLAY_SKIPPED_HOSTS': 'False',
-    'ANSIBLE_NOCOLOR': '1',
-    'ANSIBLE_RETRY_FILES_ENABLED': 'False',
-}
+ANSIBLE_SETTINGS = {'ANSIBLE_PIPELINING': 'True', 'ANSIBLE_DISPLAY_SKIPPED_HOSTS': 'False', 'ANSIBLE_NOCOLOR': '1',
+                    'ANSIBLE_RETRY_FILES_ENABLED': 'False'}
 READ_PAGE = 100
-DOC_START = '<!-- benchmark:start -->'
-DOC_END = '<!-- benchmark:end -->'
+DOC_START, DOC_END = '<!-- benchmark:start -->', '<!-- benchmark:end -->'
 
 
 def monitors(count, changed=False):
     """``count`` monitors; with ``changed``, every tenth one gets another interval."""
     fleet = []
     for number in range(count):
-        fleet.append({
-            'name': 'bench-%05d' % number,
-            'url': 'https://host-%05d.example.com/health' % number,
-            'interval': 600 if changed and number % 10 == 0 else 300,
-            'alerts': [{'key': 'email', 'value': 'oncall-%d@example.com' % (number % 7)}],
-        })
+        fleet.append({'name': 'bench-%05d' % number, 'url': 'https://host-%05d.example.com/health' % number,
+                      'interval': 600 if changed and number % 10 == 0 else 300,
+                      'alerts': [{'key': 'email', 'value': 'oncall-%d@example.com' % (number % 7)}]})
     return fleet
 
 
@@ -91,11 +79,7 @@ class Bench:
     """Runs the playbooks against one emulator and counts what they sent."""
 
     def __init__(self, emulator, collections, workdir, workers, rate_limit=0, verbose=False):
-        self.emulator = emulator
-        self.rate_limit = rate_limit
-        self.workdir = workdir
-        self.workers = workers
-        self.verbose = verbose
+        self.emulator, self.rate_limit, self.workdir, self.workers, self.verbose = emulator, rate_limit, workdir, workers, verbose
         self.env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=collections, UPTIME_API_URL=emulator.url,
                         UPTIME_API_KEY=PRIMARY_KEY, **ANSIBLE_SETTINGS)
         self.playbook = os.path.join(os.path.dirname(sys.executable), 'ansible-playbook')
@@ -147,8 +131,7 @@ def check(measured):
         if 'bulk' not in by_approach:
             continue
         for run, (requests, writes) in expected_bulk_requests(count).items():
-            got = by_approach['bulk'][run][1:3]
-            refused = by_approach['bulk'][run][3]
+            got, refused = by_approach['bulk'][run][1:3], by_approach['bulk'][run][3]
             if got != (requests + refused, writes):
                 failures.append('N=%d %s: (b) sent %d requests (%d writes), expected %d (%d writes)'
                                 % ((count, run) + got + (requests, writes)))
@@ -220,11 +203,8 @@ def main(argv=None):
     finally:
         emulator.stop()
 
-    text = table(measured, args.approaches)
-    print()
-    print(text)
-    failures = check(measured)
-    print()
+    text, failures = table(measured, args.approaches), check(measured)
+    print('\n' + text + '\n')
     print('\n'.join(failures) if failures else 'request counts of (b): as expected (one read per 100 monitors, '
                                                'one write per created or updated monitor)')
     if args.update_doc:

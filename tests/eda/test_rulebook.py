@@ -76,22 +76,15 @@ class Rulebook:
     def __init__(self, workdir, rulebook, env, extra_args=(), variables=None):
         self.lines = []
         self.lock = threading.Lock()
-        if isinstance(rulebook, str):  # a rulebook of a collection, by name
-            path = rulebook
-        else:
-            path = os.path.join(workdir, 'rulebook.yml')
-            with open(path, 'w', encoding='utf-8') as handle:
-                yaml.safe_dump(rulebook, handle)
-        inventory = os.path.join(workdir, 'inventory.yml')
-        with open(inventory, 'w', encoding='utf-8') as handle:
-            localhost = {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable}
-            yaml.safe_dump({'all': {'hosts': {'localhost': localhost}}}, handle)
-        command = [os.path.join(BIN, 'ansible-rulebook'), '-r', path, '-i', inventory]
-        if variables:
-            vars_file = os.path.join(workdir, 'vars.yml')
-            with open(vars_file, 'w', encoding='utf-8') as handle:
-                yaml.safe_dump(variables, handle)
-            command += ['--vars', vars_file]
+        path = rulebook if isinstance(rulebook, str) else os.path.join(workdir, 'rulebook.yml')  # str: a collection's, by name
+        inventory, vars_file = os.path.join(workdir, 'inventory.yml'), os.path.join(workdir, 'vars.yml')
+        localhost = {'ansible_connection': 'local', 'ansible_python_interpreter': sys.executable}
+        files = {path: rulebook, inventory: {'all': {'hosts': {'localhost': localhost}}}, vars_file: variables}
+        for name, data in files.items():
+            if data and not isinstance(data, str):
+                with open(name, 'w', encoding='utf-8') as handle:
+                    yaml.safe_dump(data, handle)
+        command = [os.path.join(BIN, 'ansible-rulebook'), '-r', path, '-i', inventory] + (['--vars', vars_file] if variables else [])
         command += list(extra_args)
         self.process = subprocess.Popen(command, cwd=workdir, env=env, stdin=subprocess.DEVNULL,  # pylint: disable=consider-using-with
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -176,8 +169,8 @@ def create_monitor(emulator, name):
     return answer.json['data']['id']
 
 
-def now_text():
-    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime())
+def now_text(seconds=None):
+    return time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(seconds))
 
 
 def open_incident(emulator, monitor_id):
@@ -361,10 +354,8 @@ def seed_account(emulator, monitors, ongoing, resolved):
     ids = [create_monitor(emulator, 'm%04d' % index) for index in range(monitors)]
     base = time.time() - 7200
     for index, monitor_id in enumerate(ids[:ongoing + resolved]):
-        started = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(base + index * 10))
-        fields = {'monitor_id': monitor_id, 'started_at': started}
-        if index >= ongoing:
-            fields['ended_at'] = time.strftime('%Y-%m-%dT%H:%M:%S', time.gmtime(base + index * 10 + 5))
+        ended = {'ended_at': now_text(base + index * 10 + 5)} if index >= ongoing else {}
+        fields = dict(monitor_id=monitor_id, started_at=now_text(base + index * 10), **ended)
         assert emulator.api('POST', '/api/v1/incidents', data=fields).status == 201
     return ids
 

@@ -3,6 +3,7 @@ writes sent, and an assertion that says which promise broke and shows the input.
 
 from __future__ import annotations
 
+import datetime
 import json
 
 from hypothesis import HealthCheck, settings
@@ -38,6 +39,11 @@ def fresh(emulator, zone=None, ignore_case=False, clock=0, stored=(), incidents=
     ids = emulator.records(monitors=list(stored), incidents=list(incidents))['monitors'] if stored else []
     emulator.clear_log()
     return ids
+
+
+def ago(minutes):
+    """The service's form of the UTC time ``minutes`` ago."""
+    return (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=minutes)).strftime('%Y-%m-%dT%H:%M:%S')
 
 
 def run(connection, module, args, check_mode=False, diff=True):

@@ -7,7 +7,9 @@ header and alert lists, empty lists against null, times at the edges of the acco
 
 from __future__ import annotations
 
+import datetime
 import string
+import urllib.parse
 
 from hypothesis import strategies as st
 
@@ -24,6 +26,12 @@ NAME_CHARS = st.characters(whitelist_categories=('L', 'N', 'P', 'S'), whitelist_
 SENSITIVE_HEADERS = ['Authorization', 'X-Api-Key', 'cookie', 'X-AUTH-TOKEN', 'Proxy-Authorization']
 PLAIN_HEADERS = ['Accept', 'X-Trace', 'User-Agent']
 URL_CHANNELS = ['webhook', 'slack', 'teams', 'discord', 'flock']
+CHANNELS = ['email'] + URL_CHANNELS + ['telegram', 'sms']
+
+
+def entry(name, interval=60):
+    """The least a monitor needs: its name, an address of its own, an interval."""
+    return {'name': name, 'url': 'https://%s.example.com/health' % name, 'interval': interval}
 
 
 def variants(name):
@@ -140,3 +148,87 @@ def record(args):
         if not fields.get(key):
             fields.pop(key, None)
     return fields
+
+
+# Invalid input, for the law of bad input: values no option takes.
+
+def text(alphabet='abcdefghijklmnopqrstuvwxyz -_.:/', **kwargs):
+    return st.text(alphabet, **kwargs)
+
+
+# Numbers that are no numbers: junk strings, fractions, infinities.
+JUNK_NUMBER = st.one_of(st.sampled_from(['often', '1a', '1.5', 'inf', '-inf', 'nan', '.inf', '.nan', '0x1g', '1e400x', '']),
+                        st.sampled_from([1.5, -0.5, float('inf'), float('-inf'), float('nan')]),
+                        text(alphabet='abcxyz!?', min_size=1, max_size=8))
+JUNK_BOOL = st.one_of(st.sampled_from(['maybe', 'perhaps', '2', 'yess', '-1', 'nope']), text(alphabet='xzq', min_size=1))
+
+
+def choice(values):
+    """Anything but one of ``values``: other words, and the values in another case."""
+    other = text(alphabet='abcdefghijklmnopqrstuvwxyzABCXYZ_', min_size=1, max_size=12).filter(lambda v: v not in values)
+    return st.one_of(other, st.sampled_from([v.swapcase() for v in values]))
+
+
+def int_choice(values):
+    return st.one_of(st.integers(-10 ** 6, 10 ** 6).map(lambda value: value if value not in values else -value - 1), JUNK_NUMBER)
+
+
+BAD_URL = st.one_of(
+    st.sampled_from(['http://[fe80::1', 'https://[2001:db8::1/hook', 'https://.bad.example.org', 'https://a..b.org/',
+                     'ftp://web.example.com/', 'web example com', 'https://', 'http:///x',
+                     'https://[::1]x/', 'https://[zz::1]/', '//web.example.com/', 'https://a b.org/']),
+    st.builds(lambda scheme, host: '%s://%s/' % (scheme, host), st.sampled_from(['ftp', 'file', 'gopher', 'ws']),
+              st.sampled_from(['web.example.com', 'localhost', '[2001:db8::1]', '10.0.0.1'])),
+    st.builds(lambda path: 'https://web.example.com/' + path, text(alphabet='abc', min_size=2048, max_size=2100)))
+
+
+def bad_date():
+    """Not a date the service reads (Y-m-d\\TH:i:s), or a year outside 1000-9999 as given or once in UTC."""
+    return st.one_of(
+        st.sampled_from(['yesterday', '31/01/2026 10:00', '2026-13-01T00:00:00', '2026-02-30T00:00:00', '2026-01-01T25:00:00',
+                         '0001-01-01T00:00:00', '0999-12-31T23:59:59', '10000-01-01T00:00:00',
+                         '0001-01-01T00:00:00+01:00', '9999-12-31T23:59:59-01:00', '1000-01-01T00:30:00+01:00', ' ']),
+        st.builds(lambda year: '%04d-06-01T12:00:00' % year, st.integers(0, 999)),
+        st.builds(lambda day: 'T'.join(['2026-01-%s' % day, '10:00:00']), text(alphabet='0123456789x', min_size=3, max_size=4)),
+        text(alphabet='0123456789-:T ', min_size=1, max_size=18).filter(lambda v: not _is_date(v)))
+
+
+def _is_date(value):
+    """A timestamp the modules take: ISO 8601 (seconds may be left out, an offset or Z added), its year of four digits
+    as given and in UTC."""
+    text = value.strip()
+    try:
+        moment = datetime.datetime.fromisoformat(text[:-1] + '+00:00' if text.endswith(('Z', 'z')) else text)
+        in_utc = moment.astimezone(datetime.timezone.utc) if moment.tzinfo else moment
+    except (ValueError, OverflowError):
+        return False
+    return 1000 <= moment.year <= 9999 and 1000 <= in_utc.year <= 9999
+
+
+def alert_value(channel):
+    """A value the channel refuses."""
+    bad_urls = st.one_of(BAD_URL, st.just(''), st.just('https://hooks.example.com/' + 'a' * 256))
+    return {'email': st.sampled_from(['oncall-at-example', '', '@', 'a@', 'a b@example.com']),
+            'sms': st.one_of(st.sampled_from(['call me', '+' + '1' * 16, '']), text(alphabet='abc', min_size=1)),
+            'telegram': st.sampled_from(['t' * 129, '', 'no-white-space-here'])}.get(channel, bad_urls)
+
+
+def alert(channel):
+    return st.builds(lambda value: [{'key': channel, 'value': value}], alert_value(channel))
+
+
+LENGTHS = {'name': 128, 'alert_text_lookup': 255, 'cause': 255, 'comment': 1024}
+
+
+def too_long(option):
+    return st.integers(LENGTHS[option] + 1, LENGTHS[option] + 40).map(lambda n: 'x' * n)
+
+
+# For the law of the event source: names, and secrets beginning with a sign no name has (found in an event, it can
+# only be the secret), the URL of issue 35, item 10, among them.
+ISSUE_35_URL = 'https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y'
+EVENT_NAMES = st.text(st.characters(categories=('L', 'N'), exclude_characters='\u00a7'), min_size=1, max_size=10)
+MARKED_SECRETS = st.text(st.characters(categories=('L', 'N')), min_size=5, max_size=10).map('\u00a7'.__add__)
+SECRET_URLS = st.just((ISSUE_35_URL, ('Sup3rS3cret', 'K3Y'))) | st.tuples(MARKED_SECRETS, MARKED_SECRETS).map(lambda pair: (
+    'https://admin:%s@intranet.example.org/health?api_key=%s' % tuple(urllib.parse.quote(part, safe='') for part in pair),
+    pair))

@@ -21,16 +21,12 @@ from hypothesis import example, given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from emulator.control import PRIMARY_KEY
+from laws import fresh
+from strategies import ISSUE_35_URL, MARKED_SECRETS as SECRETS, EVENT_NAMES as NAMES, SECRET_URLS as URLS
+import strategies as gen
 
 SOURCE_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                            'extensions', 'eda', 'plugins', 'event_source', 'events.py')
-ISSUE_35_URL = 'https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y'
-NAMES = st.text(st.characters(categories=('L', 'N'), exclude_characters='\u00a7'), min_size=1, max_size=10)
-# A secret begins with a sign no name has: found in an event, it can only be the secret.
-SECRETS = st.text(st.characters(categories=('L', 'N')), min_size=5, max_size=10).map('\u00a7'.__add__)
-URLS = st.just((ISSUE_35_URL, ('Sup3rS3cret', 'K3Y'))) | st.tuples(SECRETS, SECRETS).map(lambda pair: (
-    'https://admin:%s@intranet.example.org/health?api_key=%s' % tuple(urllib.parse.quote(part, safe='') for part in pair),
-    pair))
 
 
 def load_source():
@@ -73,8 +69,7 @@ class EventSourceMachine(RuleBasedStateMachine):
 
     def __init__(self):
         super().__init__()
-        self.emulator.wait_idle()
-        self.emulator.reset()
+        fresh(self.emulator)
         self.emulator.rate_limit(0)
         self.source, self.model, self.incident = load_source(), {}, {}
         self.clock = self.step = self.last_incident = self.polled = 0
@@ -267,13 +262,11 @@ def test_the_events_are_the_transitions_each_once_across_restarts(emulator, tmp_
          webhook='discord-secret')  # issue 35, item 10, and the secrets the source masked before it
 def test_no_secret_of_a_monitor_reaches_an_event(emulator_server, url, password, header, webhook):
     """Each secret a monitor holds is masked in every event that shows it, monitor and incident events alike."""
-    emulator_server.wait_idle()
-    emulator_server.reset()
     source = load_source()
-    monitor_id = emulator_server.records(monitors=[{
-        'name': 'web', 'url': url[0], 'interval': 60, 'request_method': 'GET', 'alert_condition': 'url_unavailable',
-        'request_auth_username': 'bob', 'request_auth_password': password, 'request_headers': [{'key': 'X-Api-Key', 'value': header}],
-        'alerts': [{'key': 'discord', 'value': 'https://discord.com/api/webhooks/1/' + urllib.parse.quote(webhook)}]}])['monitors'][0]
+    (monitor_id,) = fresh(emulator_server, stored=[gen.record(dict(
+        name='web', url=url[0], interval=60, request_auth_username='bob', request_auth_password=password,
+        request_headers=[{'key': 'X-Api-Key', 'value': header}],
+        alerts=[{'key': 'discord', 'value': 'https://discord.com/api/webhooks/1/' + urllib.parse.quote(webhook)}]))])
     poller = source['Poller'](source['parse_args']({'api_url': emulator_server.url, 'api_key': PRIMARY_KEY, 'emit_existing': True}, environ={}))
     events = poller.poll()
     emulator_server.check(monitor_id, 'offline')

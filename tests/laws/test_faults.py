@@ -13,38 +13,25 @@ faults succeeds, duplicates nothing, and a third run changes nothing.
 
 from __future__ import annotations
 
-import datetime
 import re
 
 import pytest
 from hypothesis import Phase, event, example, given, strategies as st
 
-from laws import MODULES, budget
-from module_runner import run_module
+from laws import ago, budget, fresh, quiet, run as run_task, stored
+import strategies as gen
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
 
 
-MONITORS, INCIDENTS = '/api/v1/monitors', '/api/v1/incidents'
-ALPHA = {'name': 'alpha', 'url': 'https://alpha.example.com/health', 'interval': 60}
+ALPHA = gen.entry('alpha')
 TIMEOUT, RETRIES, SLOW = 1.0, 1, 1.4
 UNKNOWN = re.compile(r'may have (been )?applied|may have (been )?(created|changed|deleted)|outcome is unknown'
                      r'|before this failure, the task|no definite answer', re.IGNORECASE)
 
 
-def utc_ago(minutes):
-    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
-    return (now - datetime.timedelta(minutes=minutes)).strftime('%Y-%m-%dT%H:%M:%S')
-
-
-def fields(name, interval=60):
-    return {'name': name, 'url': 'https://%s.example.com/health' % name, 'interval': interval,
-            'request_method': 'GET', 'alert_condition': 'url_unavailable'}
-
-
 NAMES = st.lists(st.sampled_from(['alpha', 'beta', 'gamma']), unique=True, max_size=3)
-ENTRY = st.builds(lambda name, interval: {'name': name, 'url': 'https://%s.example.com/health' % name, 'interval': interval},
-                  st.sampled_from(['alpha', 'beta', 'gamma']), st.sampled_from([60, 300]))
+ENTRY = st.builds(gen.entry, st.sampled_from(['alpha', 'beta', 'gamma']), st.sampled_from([60, 300]))
 STARTS = st.sampled_from([None, 'seeded'])  # None: the task chooses now; 'seeded': when the seeded incident starts
 
 TASKS = st.one_of(
@@ -91,26 +78,6 @@ def quick_backoff(monkeypatch):
     monkeypatch.setattr(UptimeClient, '_backoff', backoff)
 
 
-def list_all(emulator, path):
-    return emulator.api('GET', path, params={'per_page': 100}).json['data']  # a few records: one page
-
-
-def stored(emulator):
-    """The account's records, without the times the service keeps for itself."""
-    def clean(record):
-        record = {k: v for k, v in record.items() if k not in ('created_at', 'updated_at', 'duration', 'checked_at')}
-        if isinstance(record.get('monitor'), dict):
-            record['monitor'] = record['monitor']['id']
-        return record
-    return {path: sorted((clean(r) for r in list_all(emulator, path)), key=lambda r: r['id']) for path in (MONITORS, INCIDENTS)}
-
-
-def seed(emulator, task):
-    ids = emulator.records(monitors=[fields(name) for name in task['seed']])['monitors']
-    if task.get('incident'):
-        emulator.records(incidents=[{'monitor_id': ids[0], 'started_at': task['seeded'], 'cause': 'db'}])
-
-
 @budget(45, phases=[Phase.explicit, Phase.generate, Phase.shrink])
 @given(plan=PLAN)
 # Issue 35, item 9: an HTML page answered with 200 to a create: one reading, a proxy's page.
@@ -121,32 +88,28 @@ def seed(emulator, task):
                'faults': [dict(kind='status', status=503, when='before')], 'index': 0, 'persists': False, 'clock': -5})
 # A lost POST whose read-back fails too: one line naming the read; the next run finds the monitor, posts nothing.
 @example(plan={'task': {'seed': [], 'module': 'monitor', 'args': ALPHA},
-               'faults': [dict(kind='drop', when='after'), dict(kind='status', status=503)], 'index': 1, 'persists': True,
-               'clock': 0})
+               'faults': [dict(kind='drop', when='after'), dict(kind='status', status=503)], 'index': 1, 'persists': True, 'clock': 0})
 def test_changed_is_true_whenever_the_service_changed(emulator, connection, quick_backoff, plan):  # pylint: disable=unused-argument
-    emulator.wait_idle(SLOW + 2)
-    emulator.reset()
-    task, faults = dict(plan['task'], seeded=utc_ago(120)), plan['faults']
+    task, faults = dict(plan['task'], seeded=ago(120)), plan['faults']
     if task['args'].get('started_at') == 'seeded':
         task['args'] = dict(task['args'], started_at=task['seeded'])
-    seed(emulator, task)
-    emulator.clock(plan['clock'])
-    main = MODULES[task['module']].main
-    args = dict(connection, timeout=TIMEOUT, retries=RETRIES, **task['args'])
-    before = stored(emulator)
+    fresh(emulator, clock=plan['clock'], stored=[gen.record(gen.entry(name)) for name in task['seed']],
+          incidents=[{'monitor': task['seed'][0], 'started_at': task['seeded'], 'cause': 'db'}] if task.get('incident') else ())
+    args = dict(timeout=TIMEOUT, retries=RETRIES, **task['args'])
+    before = quiet(stored(emulator), 'checked_at')
     emulator.clear_log()
     if plan['index']:
         emulator.fault('delay', count=plan['index'], seconds=0)
     for number, fault in enumerate(faults, 1):
         emulator.fault(count=RETRIES + 1 if plan['persists'] and number == len(faults) else 1, **fault)
 
-    run = run_module(main, args)
+    run = run_task(connection, task['module'], args, diff=False)
     emulator.wait_idle(SLOW + 2)
     met = not emulator.faults()
     event('fault met' if met else 'fault not met (fewer requests than the index)')
     emulator.clear_faults()
     log = emulator.log()
-    after = stored(emulator)
+    after = quiet(stored(emulator), 'checked_at')
     event('%s: %s' % ('failed' if run.failed else 'ok', 'changed' if after != before else 'unchanged'))
     assert run.crash is None, run.crash
     if task['module'].endswith('_info'):
@@ -171,13 +134,14 @@ def test_changed_is_true_whenever_the_service_changed(emulator, connection, quic
         if entry['method'] == 'POST' and entry['app_status'] in (200, 201):
             applied.add(key)
 
-    again = run_module(main, dict(args, timeout=30, retries=0))
+    again = run_task(connection, task['module'], dict(args, timeout=30, retries=0), diff=False)
     assert not again.failed, (run, again)
-    names = [record['name'] for record in list_all(emulator, MONITORS)]
+    records = stored(emulator)
+    names = [record['name'] for record in records['monitors']]
     assert len(names) == len(set(names)), names
-    starts = [(record['monitor']['id'], record['started_at']) for record in list_all(emulator, INCIDENTS)]
+    starts = [(record['monitor']['id'], record['started_at']) for record in records['incidents']]
     assert len(starts) == len(set(starts)), starts
     if task['module'] == 'incident' and 'started_at' not in task['args']:
         return  # "now" moves on: a third run may rightly see another time
-    third = run_module(main, dict(args, timeout=30, retries=0))
+    third = run_task(connection, task['module'], dict(args, timeout=30, retries=0), diff=False)
     assert not third.failed and third.changed is False, (again, third)

@@ -44,6 +44,7 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
 
 EXPLAINED = ('no monitor is named', 'has no incident', 'differs only in case', 'the service refused', 'has already been taken',
              'to keep', 'masked')
+PLAIN = {'zone': None, 'ignore_case': False, 'clock': 0}
 MODES = st.fixed_dictionaries({'zone': st.sampled_from(gen.ZONES), 'ignore_case': st.booleans(),
                                'clock': st.sampled_from([0, 0, -5, -40, 30])})
 
@@ -57,9 +58,8 @@ def start(emulator, mode, monitors, opened=()):
 
 @budget(100)
 @given(mode=MODES, monitors=START, data=st.data())
-@example(mode={'zone': None, 'ignore_case': False, 'clock': -5}, monitors=[API], data=None).via('issue 35 item 12')
-@example(mode={'zone': 'America/New_York', 'ignore_case': False, 'clock': 0},
-         monitors=[dict(API, domain_alert_days=180)], data=None).via('issue 35 item 6')
+@example(mode=dict(PLAIN, clock=-5), monitors=[API], data=None).via('issue 35 item 12')
+@example(mode=dict(PLAIN, zone='America/New_York'), monitors=[dict(API, domain_alert_days=180)], data=None).via('issue 35 item 6')
 def test_idempotence(emulator, connection, mode, monitors, data):
     """Any accepted input applied twice: the second run reports changed false and sends no write."""
     start(emulator, mode, monitors)
@@ -71,8 +71,7 @@ def test_idempotence(emulator, connection, mode, monitors, data):
         first = run(connection, module, args)
         holds(not first.crash, 'no crash', task=args, crash=first.crash)
         # Refusals the drawn state explains: no such monitor or incident, a name held in another case, a masked value with
-        # nothing stored to keep. Any other is a
-        # refusal of accepted input.
+        # nothing stored to keep. Any other is a refusal of accepted input.
         assume(not (first.failed and data is not None and any(reason in first.msg for reason in EXPLAINED)))
         holds(not first.failed, 'accepted input is applied', mode=mode, task=args, result=first.result)
         writes(emulator)
@@ -83,7 +82,7 @@ def test_idempotence(emulator, connection, mode, monitors, data):
 
 @budget(100)
 @given(mode=MODES, monitors=START, opened=st.booleans(), data=st.data())
-@example(mode={'zone': None, 'ignore_case': False, 'clock': -5}, monitors=[API], opened=False, data=None).via('issue 35 item 12')
+@example(mode=dict(PLAIN, clock=-5), monitors=[API], opened=False, data=None).via('issue 35 item 12')
 def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data):
     """From any starting state, check mode sends no write; its changed, failure and diff are those of the real run
     (a write the service refuses aside)."""
@@ -127,19 +126,18 @@ def made_aside(records):
 @budget(80)
 @given(mode=MODES.map(lambda mode: dict(mode, clock=0)), monitors=START.filter(bool), source=st.sampled_from(['export', 'gathered', 'shown']),
        target=st.sampled_from(['monitor', 'merged', 'replaced', 'overridden', 'copy']), shuffle=st.booleans(), reveal=st.booleans())
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='shown', target='monitor',
+@example(mode=PLAIN, monitors=[SLACK], source='shown', target='monitor',
          shuffle=False, reveal=False).via('issue 35 item 2: a masked webhook and password applied back')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK, API], source='gathered', target='overridden',
+@example(mode=PLAIN, monitors=[SLACK, API], source='gathered', target='overridden',
          shuffle=False, reveal=False).via('issue 35 item 3: gathered then overridden keeps every alert')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='export', target='copy',
+@example(mode=PLAIN, monitors=[SLACK], source='export', target='copy',
          shuffle=True, reveal=False).via('issue 35 item 4: an export keeps alerts (masked: refused whole in another account)')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, monitors=[SLACK], source='export', target='copy',
+@example(mode=PLAIN, monitors=[SLACK], source='export', target='copy',
          shuffle=False, reveal=True).via('issue 35 item 4: an export with reveal_secrets copies an account')
-@example(mode={'zone': 'Europe/Berlin', 'ignore_case': False, 'clock': 0},
-         monitors=[dict(API, domain_alert_days=90), dict(SLACK, domain_alert_days=180)], source='gathered', target='replaced',
+@example(mode=dict(PLAIN, zone='Europe/Berlin'), monitors=[dict(API, domain_alert_days=90), dict(SLACK, domain_alert_days=180)],
+         source='gathered', target='replaced',
          shuffle=False, reveal=False).via('issue 35 item 6: domain_alert_days 90 and 180')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0},
-         monitors=[dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y')], source='export',
+@example(mode=PLAIN, monitors=[dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y')], source='export',
          target='monitor', shuffle=False, reveal=False).via('issue 35 item 10: a masked URL applies back')
 def test_round_trip(emulator, connection, mode, monitors, source, target, shuffle, reveal):
     """What a read shows (monitor_info export or its list, monitors gathered) applied back (merged, replaced, overridden or
@@ -202,10 +200,10 @@ ISOLATION_TASKS = st.sampled_from(['monitor', 'absent', 'absent by id', 'merged'
 @budget(80)
 @given(mode=MODES.map(lambda mode: dict(mode, clock=0)), seed=st.sampled_from(gen.NAME_SEEDS) | gen.names(), data=st.data(),
        kind=ISOLATION_TASKS)
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='monitor').via('issue 35 item 1')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='absent').via('issue 35 item 1')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='absent by id').via('issue 35 item 5')
-@example(mode={'zone': None, 'ignore_case': False, 'clock': 0}, seed='api', data=None, kind='overridden []').via('issue 35 item 11')
+@example(mode=PLAIN, seed='api', data=None, kind='monitor').via('issue 35 item 1')
+@example(mode=PLAIN, seed='api', data=None, kind='absent').via('issue 35 item 1')
+@example(mode=PLAIN, seed='api', data=None, kind='absent by id').via('issue 35 item 5')
+@example(mode=PLAIN, seed='api', data=None, kind='overridden []').via('issue 35 item 11')
 def test_isolation_by_name(emulator, connection, mode, seed, data, kind):
     """A task that names a monitor never changes or deletes a monitor of another exact name, nor its incidents
     (overridden acting on monitors absent from its config aside: an empty config names none, and acts on none)."""
