@@ -8,6 +8,7 @@ client's answers are tests/unit/plugins/module_utils'. The source is loaded as a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -106,6 +107,18 @@ def record_sleeps(source, gate=None):
     return waits
 
 
+@contextlib.asynccontextmanager
+async def running(source, emulator, queue, gate=None, **args):
+    """main() polling the emulator into ``queue``, its sleeps recorded (record_sleeps): yields them; it must not stop."""
+    waits = record_sleeps(source, gate)
+    task = asyncio.create_task(source['main'](queue, dict({'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}, **args)))
+    try:
+        yield waits
+        assert not task.done()
+    finally:
+        task.cancel()
+
+
 def told(caplog, words):
     return [record for record in caplog.records if words in record.getMessage()]
 
@@ -188,20 +201,14 @@ def test_answers_are_sorted_into_transient_and_fatal(emulator, source, fault, tr
 @pytest.mark.parametrize('fault, wait', [({'kind': 'status', 'status': 500}, None), ({'kind': 'html', 'status': 502}, None),
                                          ({'kind': 'status', 'status': 429, 'retry_after': 17}, 17)])
 async def test_transient_failures_warn_and_back_off_or_wait_as_asked(emulator, source, caplog, fault, wait):
-    web = create_monitor(emulator, 'web')
-    queue, gate = Collector(), asyncio.Event()
-    waits = record_sleeps(source, gate)
-    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 2}))
-    try:
+    web, queue, gate = create_monitor(emulator, 'web'), Collector(), asyncio.Event()
+    async with running(source, emulator, queue, gate, interval=2) as waits:
         await wait_for(lambda: waits)  # the first poll is over: main() sleeps until the gate opens
         assert waits == [2], 'the first poll failed: the source backed off %r s' % waits
         emulator.fault(fault.pop('kind'), count=1 if wait else 3, path='/api/v1/incidents', method='GET', **fault)
         open_incident(emulator, web)
         gate.set()
         await wait_for(lambda: len(queue) == 2)
-        assert not task.done()
-    finally:
-        task.cancel()
     if wait:
         assert wait in waits and told(caplog, 'as the service asks')
         return
@@ -223,15 +230,10 @@ async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, sourc
         return read_monitors(self, records, explained)
     monkeypatch.setattr(source['Tracker'], 'monitor_events', fails_once)
     queue = Collector()
-    record_sleeps(source)
-    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}))
-    try:
+    async with running(source, emulator, queue):
         await wait_for(lambda: len(calls) >= 4)  # the first poll failed and was undone; the second is the baseline
         incident_id = open_incident(emulator, web)
         await wait_for(lambda: len(queue) == 2)
-        assert not task.done()
-    finally:
-        task.cancel()
     assert summary(queue)[0] == ('incident_opened', incident_id, None, 'unresolved')
     assert told(caplog, 'failed unexpectedly (KeyError')
 
@@ -244,13 +246,8 @@ async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, sourc
 ])
 async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulator, source, caplog, args, first_poll):
     """ansible-rulebook shows a source's WARNING lines without -v: the start is told at that level, the key never."""
-    waits = record_sleeps(source)
-    task = asyncio.create_task(source['main'](Collector(), dict({'api_url': emulator.url + '/api/v1/', 'api_key': PRIMARY_KEY,
-                                                                 'interval': 2}, **args)))
-    try:
+    async with running(source, emulator, Collector(), api_url=emulator.url + '/api/v1/', interval=2, **args) as waits:
         await wait_for(lambda: waits.count(2) >= 3)  # three polls
-    finally:
-        task.cancel()
     starts = [record for record in caplog.records if record.getMessage().startswith('polling ')]
     assert [record.levelno for record in starts] == [logging.WARNING]
     assert starts[0].getMessage() == 'polling %s every 2s for %s; %s' % (
@@ -403,15 +400,11 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
         remaining.append(self.remaining)
     monkeypatch.setattr(source['_client'].RateLimit, 'observe', recording)
     queue = Collector()
-    record_sleeps(source)
-    task = asyncio.create_task(source['main'](queue, {'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1, 'reserve': 5}))
-    try:
+    async with running(source, emulator, queue, reserve=5):
         await wait_for(lambda: told(caplog, 'kept for playbooks and people'))
         incident_id = open_incident(emulator, web)  # other traffic, while the source holds back
         await wait_for(lambda: len(queue) == 2)
         await wait_for(lambda: told(caplog, 'reading at full pace'))
-    finally:
-        task.cancel()
     assert sorted(summary(queue)) == [('incident_opened', incident_id, None, 'unresolved'),
                                       ('monitor_status_changed', web, 'pending', 'offline')]
     assert min(remaining) >= 5 and not [entry for entry in emulator.log() if entry['status'] == 429]
