@@ -51,8 +51,8 @@ def open_incident(emulator, monitor_id):
     return emulator.records(incidents=[{'monitor_id': monitor_id, 'started_at': now_text(60)}])['incidents'][0]
 
 
-def make_poller(source, url, key=PRIMARY_KEY, **args):
-    return source['Poller'](source['parse_args'](dict(dict(api_url=url, api_key=key, interval=1), **args), environ={}))
+def make_poller(source, url, **args):
+    return source['Poller'](source['parse_args'](dict(dict(api_url=url, api_key=PRIMARY_KEY, interval=1), **args), environ={}))
 
 
 def summary(events):
@@ -93,10 +93,11 @@ async def wait_for(predicate, timeout=60.0):
         await asyncio.sleep(0.05)
 
 
-def record_sleeps(source, gate=None):
-    """The sleeps of main(), recorded and cut to 0.05 s; with ``gate`` (an asyncio.Event), each lasts until it opens."""
-    waits = []
-    real_sleep = asyncio.sleep
+@contextlib.asynccontextmanager
+async def running(source, emulator, queue, gate=None, **args):
+    """main() polling the emulator into ``queue``: yields its sleeps, recorded and cut to 0.05 s (with ``gate``, an
+    asyncio.Event, each lasts until it opens); main() must not stop."""
+    waits, real_sleep = [], asyncio.sleep
 
     async def fake(seconds):
         waits.append(seconds)
@@ -104,13 +105,6 @@ def record_sleeps(source, gate=None):
         if gate is not None:
             await gate.wait()
     source['main'].__globals__['_sleep'] = fake  # run_path hands back a copy of the globals: patch main()'s own
-    return waits
-
-
-@contextlib.asynccontextmanager
-async def running(source, emulator, queue, gate=None, **args):
-    """main() polling the emulator into ``queue``, its sleeps recorded (record_sleeps): yields them; it must not stop."""
-    waits = record_sleeps(source, gate)
     task = asyncio.create_task(source['main'](queue, dict({'api_url': emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1}, **args)))
     try:
         yield waits
@@ -123,18 +117,13 @@ def told(caplog, words):
     return [record for record in caplog.records if words in record.getMessage()]
 
 
-# -- arguments ---------------------------------------------------------------------------------------------------
-
-
-def test_documentation_lists_exactly_the_options_the_source_reads(source):
+def test_the_arguments_documented_read_from_the_environment_and_the_account_a_fingerprint(source):
     documentation = yaml.safe_load(source['DOCUMENTATION'])
     assert list(documentation['options']) == list(source['OPTIONS'])
     assert documentation['options']['watch']['choices'] == list(source['WATCH_CHOICES'])
     for rulebook in yaml.safe_load(source['EXAMPLES']):
         assert set(rulebook['sources'][0]['uptime.monitoring.events']) <= set(source['OPTIONS'])
-
-
-def test_arguments_fall_back_to_the_environment_of_the_modules_and_win_over_it(source):
+    # The environment of the modules is the fallback; arguments win over it.
     environ = {'UPTIME_API_URL': 'https://uptime.example.com/api/v1/', 'UPTIME_API_KEY': 'k' * 20 + '\n',
                'UPTIME_VALIDATE_CERTS': 'n'}
     settings = source['parse_args']({'eda_feedback_queue': object()}, environ=environ)  # what ansible-rulebook adds
@@ -145,6 +134,10 @@ def test_arguments_fall_back_to_the_environment_of_the_modules_and_win_over_it(s
                                      'watch': ['monitors'], 'reserve': ' 30 '}, environ=environ)
     assert (settings['base_url'], settings['api_key'], settings['validate_certs']) == ('http://a.example', 'from-args', True)
     assert (settings['watch'], settings['reserve']) == (('monitors',), 30)
+    first, same, *others = (source['parse_args']({'api_url': url, 'api_key': key}, environ={})['account'] for url, key in (
+        ('https://u.example', 'key-one-123456'), ('https://u.example/api/v1', 'key-one-123456\n'),
+        ('https://u.example', 'key-two-123456'), ('https://v.example', 'key-one-123456')))
+    assert first == same and first not in others and others[0] != others[1]
 
 
 @pytest.mark.parametrize('args, words', [
@@ -166,17 +159,6 @@ def test_invalid_arguments_are_refused_with_the_field_named(source, args, words)
     for word in words:
         assert word in str(caught.value)
     assert 'secret-key-1234' not in str(caught.value)
-
-
-def test_the_account_is_a_fingerprint_of_address_and_key_never_the_key(source):
-    def account(url, key):
-        return source['parse_args']({'api_url': url, 'api_key': key}, environ={})['account']
-    first = account('https://u.example', 'key-one-123456')
-    assert first == account('https://u.example/api/v1', 'key-one-123456\n')
-    assert first != account('https://u.example', 'key-two-123456') != account('https://v.example', 'key-one-123456')
-
-
-# -- failures: transient (polled again) or fatal (the source stops) ------------------------------------------------
 
 
 @pytest.mark.parametrize('fault, transient, words', [
@@ -255,9 +237,6 @@ async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulat
     assert PRIMARY_KEY not in caplog.text
 
 
-# -- what the events show, emit_existing, maintenance, the lookback floor (no I/O) ----------------------------------
-
-
 def test_an_incident_event_shows_the_incident_as_the_modules_do(source):
     monitor_record = monitor(1, 'offline', T0, url='https://web.example.com', interval='60')
     tracker = source['Tracker']('https://u.example')
@@ -303,9 +282,6 @@ def test_an_incident_resolved_above_the_floor_with_a_lagging_clock_is_news(sourc
     records = [incident(9, T0, None, T2), incident(4, T0, None, T1)]
     assert summary(tracker.incident_events(records, [])) == [('incident_opened', 4, None, 'unresolved'),
                                                              ('incident_resolved', 4, 'unresolved', 'resolved')]
-
-
-# -- reading: the lookback floor, vanished incidents, the sweep of big accounts, the reserve ----------------------
 
 
 class PagedClient:
@@ -416,9 +392,6 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
     source['warn_reserve_above_limit'](poller)
     source['warn_reserve_above_limit'](poller)
     assert [record.getMessage().count('reserve 8') for record in told(caplog, 'not below the account')] == [1]
-
-
-# -- state files ----------------------------------------------------------------------------------------------------
 
 
 def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog):
