@@ -394,26 +394,24 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
     assert [record.getMessage().count('reserve 8') for record in told(caplog, 'not below the account')] == [1]
 
 
-def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog):
-    tracker = source['Tracker']('https://a.example', account='account-a')
+@pytest.mark.parametrize('url, account, change, words', [
+    ('https://b.example', 'account-a', None, 'another api_url'), ('https://a.example', 'account-b', None, 'another account'),
+    ('https://a.example', 'account-a', lambda state: dict(state, version=1), 'another version'),
+    ('https://a.example', 'account-a', lambda state: dict(state, sweep=None), 'a part of it is missing'),
+    ('https://a.example', 'account-a', lambda state: {key: state[key] for key in state if key != 'polled_at'}, 'a part of it is missing'),
+    ('https://a.example', 'account-a', lambda state: '{"version": 2, "api_u', 'cannot be read'),
+])
+def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog, url, account, change, words):
+    tracker, path = source['Tracker']('https://a.example', account='account-a'), str(tmp_path / 'state.json')
     tracker.incident_events([incident(1, T0)], [])
-    path = str(tmp_path / 'state.json')
     source['save_state'](tracker, path)
-    with open(path, encoding='utf-8') as handle:
-        state = json.load(handle)
-    for other, words in ((source['Tracker']('https://b.example', account='account-a'), 'another api_url'),
-                         (source['Tracker']('https://a.example', account='account-b'), 'another account')):
-        caplog.clear()
-        assert not source['load_state'](other, path) and other.incidents is None  # not read as the others' deletions
-        assert words in caplog.text and 'new baseline' in caplog.text
     same = source['Tracker']('https://a.example', account='account-a')
     assert source['load_state'](same, path) and list(same.incidents) == [1]
-    for content, words in ((dict(state, version=1), 'another version'), (dict(state, sweep=None), 'a part of it is missing'),
-                           ({key: value for key, value in state.items() if key != 'polled_at'}, 'a part of it is missing'),
-                           ('{"version": 2, "api_u', 'cannot be read')):
+    with open(path, encoding='utf-8') as handle:
+        state = json.load(handle)
+    if change:
         with open(path, 'w', encoding='utf-8') as handle:
-            handle.write(content if isinstance(content, str) else json.dumps(content))
-        caplog.clear()
-        broken = source['Tracker']('https://a.example', account='account-a')
-        assert not source['load_state'](broken, path) and broken.incidents is None
-        assert words in caplog.text
+            handle.write(change(state) if isinstance(change(state), str) else json.dumps(change(state)))
+    other = source['Tracker'](url, account=account)
+    assert not source['load_state'](other, path) and other.incidents is None  # not read as the others' deletions
+    assert words in caplog.text and (change or 'new baseline' in caplog.text)
