@@ -125,15 +125,11 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
      {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}),  # every monitor not listed is deleted
     ('deleted', [entry('old'), entry('gone')], [record(1, 'old'), record(2, 'other')], {'old': 'delete', 'gone': 'none'}),
     ('deleted', [entry('shop')], [record(1, 'Shop')], {'shop': 'none'}),  # the name in another case is not deleted
+    # Matched as the service stores it, trimmed (as the monitor module does).
+    ('merged', [web('shop ', url='https://shop.example.com/')], [record(1, 'shop')], {'shop': 'none'}),
 ])
 def test_what_each_state_plans(state, config, records, expected):
     assert kinds(plan(state, config, records)) == expected
-
-
-def test_a_name_is_matched_as_the_service_stores_it_trimmed():
-    # The monitor module trims names as the service does; the bulk module must find the same monitor.
-    actions = plan('merged', [web('shop ', url='https://shop.example.com/')], [record(1, 'shop')])
-    assert [(action.kind, action.name, action.record['id']) for action in actions] == [('none', 'shop', 1)]
 
 
 @pytest.mark.parametrize('state, config, field, fragment', [

@@ -52,21 +52,10 @@ def test_pairs_compare_without_order_but_with_multiplicity():
 
 
 def test_form_encoding_of_lists_booleans_and_clears():
-    pairs = encode_form({
-        'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '12'}],
-        'request_headers': [],
-        'pause': False,
-        'cache_buster': True,
-        'maintenance_start_at': None,
-    })
-    assert pairs == [
-        ('alerts[0][key]', 'email'), ('alerts[0][value]', 'a@b.io'),
-        ('alerts[1][key]', 'sms'), ('alerts[1][value]', '12'),
-        ('request_headers', ''),
-        ('pause', '0'),
-        ('cache_buster', '1'),
-        ('maintenance_start_at', ''),
-    ]
+    assert encode_form({'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '12'}], 'request_headers': [],
+                        'pause': False, 'cache_buster': True, 'maintenance_start_at': None}) == [
+        ('alerts[0][key]', 'email'), ('alerts[0][value]', 'a@b.io'), ('alerts[1][key]', 'sms'), ('alerts[1][value]', '12'),
+        ('request_headers', ''), ('pause', '0'), ('cache_buster', '1'), ('maintenance_start_at', '')]
 
 
 def test_retry_after_as_an_http_date():
@@ -139,17 +128,12 @@ SCHEMA = Schema([
 ])
 
 
-def test_the_stored_default_reads_for_empty_and_resets():
-    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None})['size'] == 0
-    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None})['items'] == []
+def test_the_stored_default_reads_for_empty_and_resets_and_a_field_the_record_lacks_comes_from_the_fallback():
+    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None}) == dict(name='a', size=0, start=None, end=None, closed=None, items=[])
     assert SCHEMA.reset_values() == {'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
-    assert SCHEMA.created({'name': 'a'}) == {'name': 'a', 'size': 0, 'start': None, 'end': None, 'closed': None,
-                                             'items': []}
-
-
-def test_a_field_the_record_lacks_comes_from_the_fallback_not_as_empty():
+    assert SCHEMA.created({'name': 'a'}) == {'name': 'a', 'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
     current = SCHEMA.current({'name': 'a'}, fallback={'size': 5})
-    assert current['size'] == 5 and current['items'] is None
+    assert current['size'] == 5 and current['items'] is None  # not as empty
 
 
 def check_order(values):
