@@ -246,9 +246,11 @@ def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monk
     assert warnings == ["uptime.monitoring.monitors: monitor 'web' (id 1) is left out: its URL has no host name"]
 
 
-def test_constructed_options(emulator):
+def test_constructed_options_and_strict_failing_on_a_bad_expression(emulator):
     seed(emulator)
-    plugin = make_plugin(emulator, compose={'ansible_user': trusted("'deploy'"), 'monitor_count': trusted('uptime_monitors | length')},
+    compose = {'ansible_user': trusted("'deploy'"), 'monitor_count': trusted('uptime_monitors | length'),
+               'x': trusted('uptime_monitors.no_such_key.deeper')}
+    plugin = make_plugin(emulator, compose=compose,
                          keyed_groups=[{'key': trusted("uptime_monitors | map(attribute='interval')"), 'prefix': 'interval'}],
                          groups={'unacknowledged': trusted("uptime_monitors | selectattr('incident') "
                                                            "| rejectattr('incident.acknowledged') | list | length > 0")})
@@ -259,15 +261,9 @@ def test_constructed_options(emulator):
     assert groups['interval_300'] == ['shop.example.com']
     assert host_vars(inventory, 'shop.example.com')['monitor_count'] == 2
     assert host_vars(inventory, 'blog.example.com')['ansible_user'] == 'deploy'
-
-
-def test_strict_fails_on_a_bad_expression(emulator):
-    seed(emulator)
-    broken = {'compose': {'x': trusted('uptime_monitors.no_such_key.deeper')}}
-    inventory = parse(make_plugin(emulator, **broken))  # not strict: the variable is left out
-    assert 'x' not in host_vars(inventory, 'shop.example.com')
+    assert 'x' not in host_vars(inventory, 'shop.example.com')  # not strict: the variable is left out
     with pytest.raises(AnsibleError, match='Could not set x for host'):
-        parse(make_plugin(emulator, strict=True, **broken))
+        parse(make_plugin(emulator, strict=True, compose=compose))
 
 
 def test_cache_serves_the_second_run_and_a_refresh_reads_again(emulator):
@@ -311,11 +307,14 @@ def test_cache_entries_are_per_account_and_filters(emulator):
     assert PRIMARY_KEY not in key and OTHER_KEY not in key
 
 
-def test_filters_reach_the_request(emulator):
+def test_filters_reach_the_request_and_templated_connection_options_are_rendered(emulator):
     ids = seed(emulator)
     emulator.status_page(PRIMARY_KEY, 7, [ids['blog'], ids['api']])
     emulator.clear_log()
-    inventory = parse(make_plugin(emulator, status_page_id=7, search='example', search_by='url', status=['online']))
+    # The configuration file is trusted as a source of templates (ansible-core 2.19 marks what it reads so); the key
+    # as written would be refused (HTTP 401: the parse would fail).
+    inventory = parse(make_plugin(emulator, status_page_id=7, search='example', search_by='url', status=['online'],
+                                  api_key=trusted("{{ 'test-key-' ~ 'primary' }}")))
     assert sorted(inventory.hosts) == ['api.example.com']
     assert [entry['query'] for entry in emulator.log()] == [
         'search=example&status_page_id=7&search_by=url&sort_by=id&sort=asc&per_page=100']
@@ -357,14 +356,6 @@ def test_verify_file_accepts_the_configuration_names(tmp_path, name, accepted):
     if name != 'missing.uptime.yml':
         path.write_text('plugin: uptime.monitoring.monitors\n', encoding='utf-8')
     assert plugin_module.InventoryModule().verify_file(str(path)) is accepted
-
-
-def test_templated_connection_options_are_rendered(emulator):
-    add_monitor(emulator, 'web', 'https://web.example.com/')
-    # The configuration file is trusted as a source of templates (ansible-core 2.19 marks what it reads so); the key
-    # as written would be refused (HTTP 401: the parse would fail).
-    inventory = parse(make_plugin(emulator, api_key=trusted("{{ 'test-key-' ~ 'primary' }}")))
-    assert list(inventory.hosts) == ['web.example.com']
 
 
 def test_every_monitor_page_is_read_once(emulator):
