@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import collections
 import time
 
 import pytest
@@ -212,10 +213,7 @@ def run(service, state, config, **kwargs):
 
 
 def requests_by_method(service):
-    counts = {}
-    for logged in service.log():
-        counts[logged['method']] = counts.get(logged['method'], 0) + 1
-    return counts
+    return collections.Counter(logged['method'] for logged in service.log())
 
 
 def fleet(count, **values):
@@ -298,7 +296,7 @@ def test_a_failure_every_write_would_repeat_stops_the_writes(service):
     assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4 and len(service.writes()) == 1
 
 
-def test_overridden_and_deleted_delete_with_one_request_each(service):
+def test_overridden_and_deleted_delete_with_one_request_each_and_a_lost_answer_is_confirmed_by_a_read(service):
     run(service, 'merged', fleet(5))
     service.clear_log()
     result = run(service, 'overridden', fleet(2))
@@ -309,15 +307,12 @@ def test_overridden_and_deleted_delete_with_one_request_each(service):
     assert result['summary']['deleted'] == 1 and result['summary']['unchanged'] == 1
     assert [view['name'] for view in result['after']] == ['m001']
     assert requests_by_method(service) == {'GET': 1, 'DELETE': 1}
-
-
-def test_a_delete_whose_answer_is_lost_is_confirmed_by_a_read(service):
+    # A delete whose answer is lost is confirmed by a read.
     run(service, 'merged', fleet(2))
     service.fault('status', status=500, method='DELETE', when='after')
     service.clear_log()
     result = run(service, 'overridden', fleet(1))
-    assert 'failed' not in result
-    assert result['summary']['deleted'] == 1
+    assert 'failed' not in result and result['summary']['deleted'] == 1
     assert requests_by_method(service) == {'GET': 2, 'DELETE': 1}
 
 
@@ -335,6 +330,10 @@ def test_the_rate_limit_and_retry_after_are_honoured(service):
 
 
 def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_deletes_every_monitor(service):
+    """(gathered with a config, and workers out of range, are the bad-input law's.)"""
+    with pytest.raises(ValidationError) as caught:
+        run(service, 'merged', None)
+    assert caught.value.field == 'config'
     run(service, 'merged', fleet(3))
     service.clear_log()
     with pytest.raises(ValidationError) as caught:
@@ -347,10 +346,3 @@ def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_d
     assert service.writes() == []
     done = run(service, 'deleted', None)
     assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
-
-
-def test_merged_needs_a_config(service):
-    """(gathered with a config, and workers out of range, are the bad-input law's.)"""
-    with pytest.raises(ValidationError) as caught:
-        run(service, 'merged', None)
-    assert caught.value.field == 'config'
