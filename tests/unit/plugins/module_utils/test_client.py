@@ -338,36 +338,23 @@ def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server, pk
     assert https_server.received == []
 
 
-def test_ca_path_to_the_ca_is_trusted(https_server, pki):
-    client, dummy = make_client(https_server.url, ca_path=pki['ca'])
+# With neither option, REQUESTS_CA_BUNDLE decides; no variable of the environment overrides either option.
+@pytest.mark.parametrize('variable, bundle, option, trusted', [
+    (None, None, {'ca_path': 'ca'}, True), ('REQUESTS_CA_BUNDLE', 'ca', {}, True), ('REQUESTS_CA_BUNDLE', 'other-ca', {}, False),
+] + [(variable, 'other-ca', option, True) for variable in ('REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE')
+     for option in ({'ca_path': 'ca'}, {'validate_certs': False})])
+def test_ca_path_or_the_environment_bundle_is_trusted_and_validate_certs_false_is_warned_about(
+        https_server, pki, monkeypatch, variable, bundle, option, trusted):
+    if variable:
+        monkeypatch.setenv(variable, pki[bundle])
+    client, dummy = make_client(https_server.url, **{name: pki.get(value, value) for name, value in option.items()})
+    if not trusted:
+        failure(client.get, '/api/v1/monitors')
+        return
     assert client.get('/api/v1/monitors') == []
     assert https_server.received[0]['headers']['Authorization'] == 'Bearer %s' % PRIMARY_KEY
-    assert client.transport_warnings == []
-
-
-@pytest.mark.parametrize('variable', ['REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE'])
-@pytest.mark.parametrize('option', [{'ca_path': 'ca'}, {'validate_certs': False}])
-def test_the_environment_overrides_neither_ca_path_nor_validate_certs_false(https_server, pki, monkeypatch, variable, option):
-    monkeypatch.setenv(variable, pki['other-ca'])
-    client, dummy = make_client(https_server.url, **{name: pki.get(value, value) for name, value in option.items()})
-    assert client.get('/api/v1/monitors') == []
-
-
-def test_without_ca_path_the_environment_bundle_is_used(https_server, pki, monkeypatch):
-    """What the two tests above rule out is real: with neither option, REQUESTS_CA_BUNDLE decides."""
-    monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['ca'])
-    client, dummy = make_client(https_server.url)
-    assert client.get('/api/v1/monitors') == []
-    monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['other-ca'])
-    client, dummy = make_client(https_server.url)
-    failure(client.get, '/api/v1/monitors')
-
-
-def test_validate_certs_false_works_and_is_warned_about(https_server):
-    client, dummy = make_client(https_server.url, validate_certs=False)
-    assert client.get('/api/v1/monitors') == []
-    assert len(client.transport_warnings) == 1
-    assert 'certificate of %s is not checked' % https_server.url in client.transport_warnings[0]
+    assert [('certificate of %s is not checked' % https_server.url) in warning for warning in client.transport_warnings] == (
+        [True] if option.get('validate_certs') is False else [])
 
 
 @pytest.mark.parametrize('kind, fragments', [
