@@ -92,16 +92,13 @@ def test_a_time_with_an_offset_is_an_instant_whatever_the_zone(given):
     assert to_utc_timestamp(given, 'started_at', never_read) == '2031-01-10T06:00:00Z'
 
 
-def test_the_zone_is_read_once_and_null_means_utc():
+def test_the_zone_is_read_once_null_means_utc_and_an_unknown_one_names_the_option():
     reads = []
     account = AccountZone(None, read_account=lambda: reads.append(1) or {'timezone': None})
     assert to_utc_timestamp('2031-01-10T06:00:00', 'x', account) == '2031-01-10T06:00:00Z'
     assert to_utc_timestamp('2031-01-11T06:00:00', 'x', account) == '2031-01-11T06:00:00Z'
     assert reads == [1] and account.describe() == "UTC (the account's setting)"
-
-
-def test_an_unknown_zone_names_the_option():
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(ValidationError) as caught:  # an unknown zone names the option
         AccountZone('Mars/Olympus_Mons')
     assert caught.value.field == 'account_timezone' and 'IANA' in str(caught.value)
 
