@@ -57,7 +57,7 @@ def kinds(actions):
 # -- description -------------------------------------------------------------
 
 
-def test_config_suboptions_are_the_monitor_options_with_name_required():
+def test_config_suboptions_are_the_monitor_options_with_name_required_and_take_a_whole_number_in_any_form():
     spec = config_argument_spec()
     assert set(spec) == set(MONITOR.argument_spec())
     assert spec['name']['required'] is True
@@ -65,6 +65,8 @@ def test_config_suboptions_are_the_monitor_options_with_name_required():
         if name != 'name':
             assert spec[name] == option
     assert MONITORS_ARGSPEC['config']['options'] == spec
+    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
+    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
 RESET_VALUES = MONITOR.reset_values()
@@ -141,11 +143,6 @@ def test_a_config_the_plan_cannot_follow_is_refused_naming_the_entry(state, conf
     with pytest.raises(ValidationError) as caught:
         plan(state, config, [record(1, 'shop')])
     assert (caught.value.field, fragment in str(caught.value)) == (field, True), str(caught.value)
-
-
-def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
-    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
-    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
 @pytest.mark.parametrize('state', ['merged', 'replaced', 'overridden'])

@@ -44,13 +44,6 @@ def test_what_the_service_sends_is_read_as_one_value(read, value, expected):
     assert read(value) == expected
 
 
-def test_pairs_compare_without_order_but_with_multiplicity():
-    first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
-    field = MONITOR.by_name['alerts']
-    assert field.comparable(first) == field.comparable(list(reversed(first)))
-    assert field.comparable(first) != field.comparable(first + first[:1])
-
-
 def test_form_encoding_of_lists_booleans_and_clears():
     assert encode_form({'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '12'}], 'request_headers': [],
                         'pause': False, 'cache_buster': True, 'maintenance_start_at': None}) == [
@@ -62,12 +55,17 @@ def test_retry_after_as_an_http_date():
     assert parse_retry_after('Thu, 01 Jan 2026 00:00:10 GMT', now=1767225600.0) == pytest.approx(10.0)
 
 
-def test_differences_only_for_managed_fields():
+def test_differences_only_for_managed_fields_pairs_without_order_and_trimmed_text():
     record = {'name': 'a', 'interval': '60', 'alerts': {'0': {'key': 'email', 'value': 'a@b.io'}},
               'status': 'online', 'cache_buster': 0}
     current = MONITOR.current(record)
     desired = MONITOR.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'paused': True})
     assert MONITOR.differences(desired, current) == {'paused': True}
+    # Pairs compare without order but with multiplicity; text is trimmed and blank is no value.
+    first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
+    field = MONITOR.by_name['alerts']
+    assert field.comparable(first) == field.comparable(list(reversed(first))) != field.comparable(first + first[:1])
+    assert MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '}) == {'alert_text_lookup': 'OK', 'name': None}
 
 
 @pytest.mark.parametrize('stored, desired, changed', [
@@ -109,11 +107,6 @@ def test_diff_of_webhook_alerts_keeps_the_host_and_says_what_changed():
     # Idempotence compares the real values: the same URLs make no difference, another one does.
     assert MONITOR.differences({'alerts': before['alerts']}, before) == {}
     assert MONITOR.differences({'alerts': after['alerts']}, before) == {'alerts': after['alerts']}
-
-
-def test_text_is_trimmed_and_blank_is_no_value():
-    desired = MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '})
-    assert desired == {'alert_text_lookup': 'OK', 'name': None}
 
 
 # -- rules derived from the field descriptions ----------------------------------
