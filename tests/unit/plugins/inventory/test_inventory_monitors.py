@@ -91,23 +91,18 @@ def api_requests(emulator):
     return [(entry['method'], entry['path']) for entry in emulator.log()]
 
 
-@pytest.mark.parametrize('url, host', [
+@pytest.mark.parametrize('function, given, expected', [('url_host',) + pair for pair in [
     ('https://shop.example.com/health', 'shop.example.com'), ('https://Shop.Example.COM:8443/admin', 'shop.example.com'),
     ('http://user:pass@10.0.0.5:8080/', '10.0.0.5'), ('https://[2001:db8::1]/status', '2001:db8::1'),
     ('https://[2001:DB8:0:0::1]:8443/', '2001:db8::1'), ('not a url', None), ('', None), (None, None),
-])
-def test_url_host(url, host):
-    assert plugin_module.url_host(url) == host
-
-
-@pytest.mark.parametrize('name, host', [
+]] + [('host_name',) + pair for pair in [
     ('web1', 'web1'), ('shop.example.com', 'shop.example.com'), ('db-01_eu', 'db-01_eu'), ('web1 admin', 'web1_admin'),
     ('  padded ', '__padded_'), ('a,b:c', 'a_b_c'), ('web[1:3]', 'web_1_3_'), ('*.example.com', '_.example.com'),
     ('what?', 'what_'), ('~web', '_web'), ('!web', '_web'), ('&web', '_web'), ('-web-', '_web-'),
     ('Café API/v2', 'Café_API_v2'), ('10.0.0.5', '10.0.0.5'), ('2001:db8::1', '2001:db8::1'),
-])
-def test_host_name(name, host):
-    assert plugin_module.host_name(name) == host
+]])
+def test_url_host_and_host_name(function, given, expected):
+    assert getattr(plugin_module, function)(given) == expected
 
 
 def test_names_that_make_the_same_host_name_stay_apart_whatever_the_order():
