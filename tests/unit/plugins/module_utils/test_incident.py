@@ -63,16 +63,13 @@ def test_status_is_derived_from_the_timestamps(values, expected):
     assert derived_status(values) == expected
 
 
-def test_duration_in_seconds_and_null_while_ongoing():
-    assert duration({'started_at': '2026-01-01T10:00:00Z', 'ended_at': '2026-01-01T10:50:30Z'}) == 3030
-    assert duration({'started_at': '2026-01-01T10:00:00Z', 'ended_at': None}) is None
-
-
-def test_desired_converts_offsets_to_utc_and_drops_fractions():
+def test_desired_converts_offsets_to_utc_and_drops_fractions_and_the_duration_follows():
     desired = INCIDENT.desired(params(monitor_id=3, started_at='2026-01-01T11:00:00+01:00',
                                       acknowledged_at='2026-01-01T10:05:00.123Z', ended_at='2026-01-01 10:30:00'))
     assert desired == {'monitor_id': 3, 'started_at': '2026-01-01T10:00:00Z',
                        'acknowledged_at': '2026-01-01T10:05:00Z', 'ended_at': '2026-01-01T10:30:00Z'}
+    # The duration is in seconds, and null while ongoing.
+    assert duration(desired) == 1800 and duration(dict(desired, ended_at=None)) is None
 
 
 @pytest.mark.parametrize('check, values, field, fragment', [
@@ -291,14 +288,10 @@ def test_what_the_stored_incident_rules_out_is_refused_before_any_write(
     refused(service, client, field, fragment, **values)
 
 
-def test_an_unknown_id_fails_and_is_not_created(service, client, monitor_id):
+def test_an_unknown_id_and_a_refusal_the_pre_check_missed_come_back_readable(service, client, monitor_id, monkeypatch):
     with pytest.raises(UptimeApiError) as caught:
         run(service, client, id=999, monitor_id=monitor_id, cause='x')
-    assert caught.value.status == 404 and 'chosen id' in str(caught.value)
-    assert not service.writes()
-
-
-def test_a_refusal_the_pre_check_missed_comes_back_readable(service, client, monitor_id, monkeypatch):
+    assert caught.value.status == 404 and 'chosen id' in str(caught.value) and not service.writes()
     # As if another client opened an incident between the lookup and the POST.
     open_incident(service, monitor_id, T10)
     monkeypatch.setattr(IncidentResource, '_check_can_open', staticmethod(lambda *args: None))
