@@ -189,6 +189,9 @@ def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_off
     text = json.dumps({host: host_vars(inventory, host) for host in inventory.hosts}, default=str)
     for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret', 'url-secret'):
         assert secret not in text
+    for key in plugin_module.MONITOR_KEYS:  # nor can any host variable of a monitor hold one
+        field = MONITOR.by_name.get(key)
+        assert not is_sensitive_name(key) and (field is None or not (field.secret or field.sensitive_items)), key
 
 
 def test_parse_by_monitor_name_sets_ansible_host(emulator):
@@ -221,13 +224,6 @@ def test_a_host_name_taken_makes_another_host_with_a_warning(emulator, monkeypat
         "monitor 'web1 admin' (id %d) is the host web1_admin_%d" % (first, second, second),
         "uptime.monitoring.monitors: the host name uptime_offline is taken by a group: "
         "monitor 'uptime offline' (id %d) is the host uptime_offline_%d" % (third, third)]
-
-
-def test_no_host_variable_of_a_monitor_can_hold_a_secret():
-    for key in plugin_module.MONITOR_KEYS:
-        field = MONITOR.by_name.get(key)
-        assert not is_sensitive_name(key), key
-        assert field is None or not (field.secret or field.sensitive_items), key
 
 
 def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monkeypatch):
