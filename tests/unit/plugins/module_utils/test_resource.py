@@ -39,6 +39,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import 
     (normalise_base_url, 'https://x.example/uptime', 'https://x.example/uptime'),
     (parse_retry_after, '3', 3.0), (parse_retry_after, None, None), (parse_retry_after, 'nonsense', None),
     (parse_retry_after, 'nan', None), (parse_retry_after, 'inf', None),
+    (lambda value: parse_retry_after(value, now=1767225600.0), 'Thu, 01 Jan 2026 00:00:10 GMT', pytest.approx(10.0)),  # an HTTP date
 ])
 def test_what_the_service_sends_is_read_as_one_value(read, value, expected):
     assert read(value) == expected
@@ -49,10 +50,6 @@ def test_form_encoding_of_lists_booleans_and_clears():
                         'pause': False, 'cache_buster': True, 'maintenance_start_at': None}) == [
         ('alerts[0][key]', 'email'), ('alerts[0][value]', 'a@b.io'), ('alerts[1][key]', 'sms'), ('alerts[1][value]', '12'),
         ('request_headers', ''), ('pause', '0'), ('cache_buster', '1'), ('maintenance_start_at', '')]
-
-
-def test_retry_after_as_an_http_date():
-    assert parse_retry_after('Thu, 01 Jan 2026 00:00:10 GMT', now=1767225600.0) == pytest.approx(10.0)
 
 
 def test_differences_only_for_managed_fields_pairs_without_order_and_trimmed_text():
