@@ -91,23 +91,18 @@ def api_requests(emulator):
     return [(entry['method'], entry['path']) for entry in emulator.log()]
 
 
-@pytest.mark.parametrize('url, host', [
+@pytest.mark.parametrize('function, given, expected', [('url_host',) + pair for pair in [
     ('https://shop.example.com/health', 'shop.example.com'), ('https://Shop.Example.COM:8443/admin', 'shop.example.com'),
     ('http://user:pass@10.0.0.5:8080/', '10.0.0.5'), ('https://[2001:db8::1]/status', '2001:db8::1'),
     ('https://[2001:DB8:0:0::1]:8443/', '2001:db8::1'), ('not a url', None), ('', None), (None, None),
-])
-def test_url_host(url, host):
-    assert plugin_module.url_host(url) == host
-
-
-@pytest.mark.parametrize('name, host', [
+]] + [('host_name',) + pair for pair in [
     ('web1', 'web1'), ('shop.example.com', 'shop.example.com'), ('db-01_eu', 'db-01_eu'), ('web1 admin', 'web1_admin'),
     ('  padded ', '__padded_'), ('a,b:c', 'a_b_c'), ('web[1:3]', 'web_1_3_'), ('*.example.com', '_.example.com'),
     ('what?', 'what_'), ('~web', '_web'), ('!web', '_web'), ('&web', '_web'), ('-web-', '_web-'),
     ('Café API/v2', 'Café_API_v2'), ('10.0.0.5', '10.0.0.5'), ('2001:db8::1', '2001:db8::1'),
-])
-def test_host_name(name, host):
-    assert plugin_module.host_name(name) == host
+]])
+def test_url_host_and_host_name(function, given, expected):
+    assert getattr(plugin_module, function)(given) == expected
 
 
 def test_names_that_make_the_same_host_name_stay_apart_whatever_the_order():
@@ -194,6 +189,9 @@ def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_off
     text = json.dumps({host: host_vars(inventory, host) for host in inventory.hosts}, default=str)
     for secret in (PRIMARY_KEY, SECRET_PASSWORD, 'header-secret', 'webhook-secret', 'url-secret'):
         assert secret not in text
+    for key in plugin_module.MONITOR_KEYS:  # nor can any host variable of a monitor hold one
+        field = MONITOR.by_name.get(key)
+        assert not is_sensitive_name(key) and (field is None or not (field.secret or field.sensitive_items)), key
 
 
 def test_parse_by_monitor_name_sets_ansible_host(emulator):
@@ -228,13 +226,6 @@ def test_a_host_name_taken_makes_another_host_with_a_warning(emulator, monkeypat
         "monitor 'uptime offline' (id %d) is the host uptime_offline_%d" % (third, third)]
 
 
-def test_no_host_variable_of_a_monitor_can_hold_a_secret():
-    for key in plugin_module.MONITOR_KEYS:
-        field = MONITOR.by_name.get(key)
-        assert not is_sensitive_name(key), key
-        assert field is None or not (field.secret or field.sensitive_items), key
-
-
 def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monkeypatch):
     add_monitor(emulator, 'web', 'https://web.example.com/')
     plugin = make_plugin(emulator)
@@ -246,9 +237,11 @@ def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monk
     assert warnings == ["uptime.monitoring.monitors: monitor 'web' (id 1) is left out: its URL has no host name"]
 
 
-def test_constructed_options(emulator):
+def test_constructed_options_and_strict_failing_on_a_bad_expression(emulator):
     seed(emulator)
-    plugin = make_plugin(emulator, compose={'ansible_user': trusted("'deploy'"), 'monitor_count': trusted('uptime_monitors | length')},
+    compose = {'ansible_user': trusted("'deploy'"), 'monitor_count': trusted('uptime_monitors | length'),
+               'x': trusted('uptime_monitors.no_such_key.deeper')}
+    plugin = make_plugin(emulator, compose=compose,
                          keyed_groups=[{'key': trusted("uptime_monitors | map(attribute='interval')"), 'prefix': 'interval'}],
                          groups={'unacknowledged': trusted("uptime_monitors | selectattr('incident') "
                                                            "| rejectattr('incident.acknowledged') | list | length > 0")})
@@ -259,15 +252,9 @@ def test_constructed_options(emulator):
     assert groups['interval_300'] == ['shop.example.com']
     assert host_vars(inventory, 'shop.example.com')['monitor_count'] == 2
     assert host_vars(inventory, 'blog.example.com')['ansible_user'] == 'deploy'
-
-
-def test_strict_fails_on_a_bad_expression(emulator):
-    seed(emulator)
-    broken = {'compose': {'x': trusted('uptime_monitors.no_such_key.deeper')}}
-    inventory = parse(make_plugin(emulator, **broken))  # not strict: the variable is left out
-    assert 'x' not in host_vars(inventory, 'shop.example.com')
+    assert 'x' not in host_vars(inventory, 'shop.example.com')  # not strict: the variable is left out
     with pytest.raises(AnsibleError, match='Could not set x for host'):
-        parse(make_plugin(emulator, strict=True, **broken))
+        parse(make_plugin(emulator, strict=True, compose=compose))
 
 
 def test_cache_serves_the_second_run_and_a_refresh_reads_again(emulator):
@@ -311,11 +298,14 @@ def test_cache_entries_are_per_account_and_filters(emulator):
     assert PRIMARY_KEY not in key and OTHER_KEY not in key
 
 
-def test_filters_reach_the_request(emulator):
+def test_filters_reach_the_request_and_templated_connection_options_are_rendered(emulator):
     ids = seed(emulator)
     emulator.status_page(PRIMARY_KEY, 7, [ids['blog'], ids['api']])
     emulator.clear_log()
-    inventory = parse(make_plugin(emulator, status_page_id=7, search='example', search_by='url', status=['online']))
+    # The configuration file is trusted as a source of templates (ansible-core 2.19 marks what it reads so); the key
+    # as written would be refused (HTTP 401: the parse would fail).
+    inventory = parse(make_plugin(emulator, status_page_id=7, search='example', search_by='url', status=['online'],
+                                  api_key=trusted("{{ 'test-key-' ~ 'primary' }}")))
     assert sorted(inventory.hosts) == ['api.example.com']
     assert [entry['query'] for entry in emulator.log()] == [
         'search=example&status_page_id=7&search_by=url&sort_by=id&sort=asc&per_page=100']
@@ -357,14 +347,6 @@ def test_verify_file_accepts_the_configuration_names(tmp_path, name, accepted):
     if name != 'missing.uptime.yml':
         path.write_text('plugin: uptime.monitoring.monitors\n', encoding='utf-8')
     assert plugin_module.InventoryModule().verify_file(str(path)) is accepted
-
-
-def test_templated_connection_options_are_rendered(emulator):
-    add_monitor(emulator, 'web', 'https://web.example.com/')
-    # The configuration file is trusted as a source of templates (ansible-core 2.19 marks what it reads so); the key
-    # as written would be refused (HTTP 401: the parse would fail).
-    inventory = parse(make_plugin(emulator, api_key=trusted("{{ 'test-key-' ~ 'primary' }}")))
-    assert list(inventory.hosts) == ['web.example.com']
 
 
 def test_every_monitor_page_is_read_once(emulator):

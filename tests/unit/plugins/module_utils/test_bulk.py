@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import collections
 import time
 
 import pytest
@@ -56,7 +57,7 @@ def kinds(actions):
 # -- description -------------------------------------------------------------
 
 
-def test_config_suboptions_are_the_monitor_options_with_name_required():
+def test_config_suboptions_are_the_monitor_options_with_name_required_and_take_a_whole_number_in_any_form():
     spec = config_argument_spec()
     assert set(spec) == set(MONITOR.argument_spec())
     assert spec['name']['required'] is True
@@ -64,6 +65,8 @@ def test_config_suboptions_are_the_monitor_options_with_name_required():
         if name != 'name':
             assert spec[name] == option
     assert MONITORS_ARGSPEC['config']['options'] == spec
+    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
+    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
 RESET_VALUES = MONITOR.reset_values()
@@ -125,15 +128,11 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
      {'keep': 'none', 'drop': 'delete', 'also-drop': 'delete'}),  # every monitor not listed is deleted
     ('deleted', [entry('old'), entry('gone')], [record(1, 'old'), record(2, 'other')], {'old': 'delete', 'gone': 'none'}),
     ('deleted', [entry('shop')], [record(1, 'Shop')], {'shop': 'none'}),  # the name in another case is not deleted
+    # Matched as the service stores it, trimmed (as the monitor module does).
+    ('merged', [web('shop ', url='https://shop.example.com/')], [record(1, 'shop')], {'shop': 'none'}),
 ])
 def test_what_each_state_plans(state, config, records, expected):
     assert kinds(plan(state, config, records)) == expected
-
-
-def test_a_name_is_matched_as_the_service_stores_it_trimmed():
-    # The monitor module trims names as the service does; the bulk module must find the same monitor.
-    actions = plan('merged', [web('shop ', url='https://shop.example.com/')], [record(1, 'shop')])
-    assert [(action.kind, action.name, action.record['id']) for action in actions] == [('none', 'shop', 1)]
 
 
 @pytest.mark.parametrize('state, config, field, fragment', [
@@ -144,11 +143,6 @@ def test_a_config_the_plan_cannot_follow_is_refused_naming_the_entry(state, conf
     with pytest.raises(ValidationError) as caught:
         plan(state, config, [record(1, 'shop')])
     assert (caught.value.field, fragment in str(caught.value)) == (field, True), str(caught.value)
-
-
-def test_a_whole_number_in_any_form_is_an_integer_as_for_ansible():
-    # {{ 3600 / 60 }} gives 60.0; Ansible's int type and the monitor module take it.
-    check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
 @pytest.mark.parametrize('state', ['merged', 'replaced', 'overridden'])
@@ -216,10 +210,7 @@ def run(service, state, config, **kwargs):
 
 
 def requests_by_method(service):
-    counts = {}
-    for logged in service.log():
-        counts[logged['method']] = counts.get(logged['method'], 0) + 1
-    return counts
+    return collections.Counter(logged['method'] for logged in service.log())
 
 
 def fleet(count, **values):
@@ -302,7 +293,7 @@ def test_a_failure_every_write_would_repeat_stops_the_writes(service):
     assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4 and len(service.writes()) == 1
 
 
-def test_overridden_and_deleted_delete_with_one_request_each(service):
+def test_overridden_and_deleted_delete_with_one_request_each_and_a_lost_answer_is_confirmed_by_a_read(service):
     run(service, 'merged', fleet(5))
     service.clear_log()
     result = run(service, 'overridden', fleet(2))
@@ -313,15 +304,12 @@ def test_overridden_and_deleted_delete_with_one_request_each(service):
     assert result['summary']['deleted'] == 1 and result['summary']['unchanged'] == 1
     assert [view['name'] for view in result['after']] == ['m001']
     assert requests_by_method(service) == {'GET': 1, 'DELETE': 1}
-
-
-def test_a_delete_whose_answer_is_lost_is_confirmed_by_a_read(service):
+    # A delete whose answer is lost is confirmed by a read.
     run(service, 'merged', fleet(2))
     service.fault('status', status=500, method='DELETE', when='after')
     service.clear_log()
     result = run(service, 'overridden', fleet(1))
-    assert 'failed' not in result
-    assert result['summary']['deleted'] == 1
+    assert 'failed' not in result and result['summary']['deleted'] == 1
     assert requests_by_method(service) == {'GET': 2, 'DELETE': 1}
 
 
@@ -339,6 +327,10 @@ def test_the_rate_limit_and_retry_after_are_honoured(service):
 
 
 def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_deletes_every_monitor(service):
+    """(gathered with a config, and workers out of range, are the bad-input law's.)"""
+    with pytest.raises(ValidationError) as caught:
+        run(service, 'merged', None)
+    assert caught.value.field == 'config'
     run(service, 'merged', fleet(3))
     service.clear_log()
     with pytest.raises(ValidationError) as caught:
@@ -351,10 +343,3 @@ def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_d
     assert service.writes() == []
     done = run(service, 'deleted', None)
     assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
-
-
-def test_merged_needs_a_config(service):
-    """(gathered with a config, and workers out of range, are the bad-input law's.)"""
-    with pytest.raises(ValidationError) as caught:
-        run(service, 'merged', None)
-    assert caught.value.field == 'config'

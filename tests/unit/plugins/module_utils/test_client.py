@@ -17,7 +17,7 @@ from emulator.transport import RecordingServer
 from fake_client import add_monitor
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
-    API_URL_HINT, UNREACHABLE_BUDGET, USER_AGENT, RateLimit, UptimeApiError, UptimeClient, is_loopback, origin, transport_warnings)
+    API_URL_HINT, UNREACHABLE_BUDGET, USER_AGENT, RateLimit, UptimeApiError, UptimeClient, origin, transport_warnings)
 
 MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
            'request_method': 'GET', 'alert_condition': 'url_unavailable'}
@@ -181,38 +181,29 @@ def test_every_request_carries_auth_accept_and_user_agent_and_a_redirect_to_logi
     assert 'authentication failed: check api_key' in message and 'header-key-1234' not in message
 
 
-def test_paging_falls_back_to_meta_and_keeps_the_configured_host(scripted):
+@pytest.mark.parametrize('base, params, bodies, paths', [
+    # Without a next link, meta's pages; a next link to another host keeps the configured one.
+    ('', {'per_page': 10}, [
+        {'data': [{'id': 1}], 'meta': {'current_page': 1, 'last_page': 2}},
+        {'data': [{'id': 2}], 'links': {'next': 'http://internal.invalid/api/v1/monitors?page=3'}, 'meta': {'current_page': 2, 'last_page': 3}},
+        {'data': [{'id': 3}], 'links': {'next': None}, 'meta': {'current_page': 3, 'last_page': 3}}],
+     ['/api/v1/monitors?per_page=10', '/api/v1/monitors?per_page=10&page=2', '/api/v1/monitors?per_page=10&page=3']),
+    # A next link keeps api_url's path prefix and the first filters.
+    ('/uptime', {'per_page': 10, 'status_page_id': 4, 'search': 'a'}, [
+        {'data': [{'id': 1}], 'links': {'next': 'http://app.internal/api/v1/monitors?page=2&search=a'}},
+        {'data': [{'id': 2}], 'links': {'next': None}}],
+     ['/uptime/api/v1/monitors?per_page=10&status_page_id=4&search=a', '/uptime/api/v1/monitors?per_page=10&status_page_id=4&search=a&page=2']),
+    # A repeated page ends the paging.
+    ('', None, [{'data': [{'id': 1}], 'links': {'next': 'http://127.0.0.1/api/v1/monitors?page=2'}}] * 3,
+     ['/api/v1/monitors', '/api/v1/monitors?page=2']),
+])
+def test_paging_follows_next_or_meta_on_the_configured_address_and_stops_on_a_repeated_page(scripted, base, params, bodies, paths):
     url, handler = scripted
-    handler.answers = [
-        (200, {}, {'data': [{'id': 1}], 'meta': {'current_page': 1, 'last_page': 2}}),
-        (200, {}, {'data': [{'id': 2}], 'links': {'next': 'http://internal.invalid/api/v1/monitors?page=3'},
-                   'meta': {'current_page': 2, 'last_page': 3}}),
-        (200, {}, {'data': [{'id': 3}], 'links': {'next': None}, 'meta': {'current_page': 3, 'last_page': 3}}),
-    ]
-    client, dummy = make_client(url)
-    assert [record['id'] for record in client.list('/api/v1/monitors', {'per_page': 10})] == [1, 2, 3]
-    assert [seen['path'] for seen in handler.seen] == [
-        '/api/v1/monitors?per_page=10', '/api/v1/monitors?per_page=10&page=2', '/api/v1/monitors?per_page=10&page=3']
-
-
-def test_next_link_keeps_the_api_path_prefix_and_first_filters(scripted):
-    url, handler = scripted
-    handler.answers = [
-        (200, {}, {'data': [{'id': 1}], 'links': {'next': 'http://app.internal/api/v1/monitors?page=2&search=a'}}),
-        (200, {}, {'data': [{'id': 2}], 'links': {'next': None}}),
-    ]
-    client, dummy = make_client(url + '/uptime')
-    client.list('/api/v1/monitors', {'per_page': 10, 'status_page_id': 4, 'search': 'a'})
-    assert handler.seen[1]['path'] == '/uptime/api/v1/monitors?per_page=10&status_page_id=4&search=a&page=2'
-
-
-def test_paging_stops_on_a_repeated_page(scripted):
-    url, handler = scripted
-    looping = {'data': [{'id': 1}], 'links': {'next': url + '/api/v1/monitors?page=2'}}
-    handler.answers = [(200, {}, looping), (200, {}, looping), (200, {}, looping)]
-    client, dummy = make_client(url)
-    assert len(client.list('/api/v1/monitors')) == 2
-    assert len(handler.seen) == 2
+    handler.answers = [(200, {}, body) for body in bodies]
+    client, dummy = make_client(url + base)
+    records = client.list('/api/v1/monitors', params)
+    assert [seen['path'] for seen in handler.seen] == paths
+    assert [record['id'] for record in records] == [body['data'][0]['id'] for body in bodies[:len(paths)]]
 
 
 @pytest.mark.parametrize('body, absent', [
@@ -235,37 +226,34 @@ def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, 
         assert 'a wrong address or a proxy answered; api_url must be the base address' in message
 
 
-WITH_PATH = API_URL_HINT + ' (it has the path /uptime)'
+NOT_FOUND = 'HTTP 404: Not Found (not the service\'s answer for a missing record: '
+NOT_ALLOWED = 'HTTP 405: Method Not Allowed (the service takes this method at this path: '
 
 
-@pytest.mark.parametrize('method, fault, words', [
+@pytest.mark.parametrize('method, fault, base, words', [
     # The emulator's own page for a path outside /api/v1, as a web server at the root of the host gives it.
-    ('GET', None, 'HTTP 404: Not Found (not the service\'s answer for a missing record: '),
-    ('DELETE', dict(kind='html', status=404), 'HTTP 404: Not Found (not the service\'s answer for a missing record: '),
-    ('POST', dict(kind='status', status=405), 'HTTP 405: Method Not Allowed (the service takes this method at this '
-                                              'path: '),
-    ('PUT', dict(kind='html', status=405), 'HTTP 405: Method Not Allowed (the service takes this method at this '
-                                           'path: '),
-    ('GET', dict(kind='html', status=200), 'HTTP 200: the answer is not the expected JSON (text/html, '),
+    ('GET', None, '/uptime', NOT_FOUND),
+    ('DELETE', dict(kind='html', status=404), '/uptime', NOT_FOUND),
+    ('POST', dict(kind='status', status=405), '/uptime', NOT_ALLOWED),
+    ('PUT', dict(kind='html', status=405), '/uptime', NOT_ALLOWED),
+    ('GET', dict(kind='html', status=200), '/uptime', 'HTTP 200: the answer is not the expected JSON (text/html, '),
+    # Without a path in api_url the hint names none.
+    ('POST', dict(kind='status', status=405), '', NOT_ALLOWED),
 ])
-def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator, method, fault, words):
+def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator, method, fault, base, words):
     if fault:
         emulator.fault(count=10, **fault)
-    client, dummy = make_client(emulator.url + '/uptime', retries=1)
+    client, dummy = make_client(emulator.url + base, retries=1)
     calls = {'GET': lambda: client.get('/api/v1/monitors'), 'DELETE': lambda: client.delete('/api/v1/monitors/7'),
              'POST': lambda: client.create('/api/v1/monitors', MONITOR),
              'PUT': lambda: client.update('/api/v1/monitors/7', {'interval': 60})}
     error, message = failure(calls[method])
-    assert message.startswith('%s /uptime/api/v1/monitors' % method) and words in message, message
-    assert 'a wrong address or a proxy answered; ' + WITH_PATH in message, message
-    assert not error.ambiguous  # refused before the service: no write can have been applied
-
-
-def test_without_a_path_in_api_url_the_hint_names_none(emulator):
-    emulator.fault('status', status=405, method='POST')
-    client, dummy = make_client(emulator.url)
-    error, message = failure(client.create, '/api/v1/monitors', MONITOR)
-    assert message.endswith('; %s)' % API_URL_HINT) and error.status == 405 and not error.ambiguous and not error.transient
+    hint = API_URL_HINT + (' (it has the path %s)' % base if base else '')
+    assert message.startswith('%s %s/api/v1/monitors' % (method, base)) and words in message, message
+    assert 'a wrong address or a proxy answered; ' + hint in message and message.rstrip(')').endswith(hint.rstrip(')')), message
+    # Refused before the service: no write can have been applied, and only a success's odd body is worth a retry.
+    assert not error.ambiguous and error.transient is (error.status == 200), message
+    emulator.clear_faults()
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == []
 
 
@@ -350,36 +338,23 @@ def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server, pk
     assert https_server.received == []
 
 
-def test_ca_path_to_the_ca_is_trusted(https_server, pki):
-    client, dummy = make_client(https_server.url, ca_path=pki['ca'])
+# With neither option, REQUESTS_CA_BUNDLE decides; no variable of the environment overrides either option.
+@pytest.mark.parametrize('variable, bundle, option, trusted', [
+    (None, None, {'ca_path': 'ca'}, True), ('REQUESTS_CA_BUNDLE', 'ca', {}, True), ('REQUESTS_CA_BUNDLE', 'other-ca', {}, False),
+] + [(variable, 'other-ca', option, True) for variable in ('REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE')
+     for option in ({'ca_path': 'ca'}, {'validate_certs': False})])
+def test_ca_path_or_the_environment_bundle_is_trusted_and_validate_certs_false_is_warned_about(
+        https_server, pki, monkeypatch, variable, bundle, option, trusted):
+    if variable:
+        monkeypatch.setenv(variable, pki[bundle])
+    client, dummy = make_client(https_server.url, **{name: pki.get(value, value) for name, value in option.items()})
+    if not trusted:
+        failure(client.get, '/api/v1/monitors')
+        return
     assert client.get('/api/v1/monitors') == []
     assert https_server.received[0]['headers']['Authorization'] == 'Bearer %s' % PRIMARY_KEY
-    assert client.transport_warnings == []
-
-
-@pytest.mark.parametrize('variable', ['REQUESTS_CA_BUNDLE', 'SSL_CERT_FILE', 'CURL_CA_BUNDLE'])
-@pytest.mark.parametrize('option', [{'ca_path': 'ca'}, {'validate_certs': False}])
-def test_the_environment_overrides_neither_ca_path_nor_validate_certs_false(https_server, pki, monkeypatch, variable, option):
-    monkeypatch.setenv(variable, pki['other-ca'])
-    client, dummy = make_client(https_server.url, **{name: pki.get(value, value) for name, value in option.items()})
-    assert client.get('/api/v1/monitors') == []
-
-
-def test_without_ca_path_the_environment_bundle_is_used(https_server, pki, monkeypatch):
-    """What the two tests above rule out is real: with neither option, REQUESTS_CA_BUNDLE decides."""
-    monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['ca'])
-    client, dummy = make_client(https_server.url)
-    assert client.get('/api/v1/monitors') == []
-    monkeypatch.setenv('REQUESTS_CA_BUNDLE', pki['other-ca'])
-    client, dummy = make_client(https_server.url)
-    failure(client.get, '/api/v1/monitors')
-
-
-def test_validate_certs_false_works_and_is_warned_about(https_server):
-    client, dummy = make_client(https_server.url, validate_certs=False)
-    assert client.get('/api/v1/monitors') == []
-    assert len(client.transport_warnings) == 1
-    assert 'certificate of %s is not checked' % https_server.url in client.transport_warnings[0]
+    assert [('certificate of %s is not checked' % https_server.url) in warning for warning in client.transport_warnings] == (
+        [True] if option.get('validate_certs') is False else [])
 
 
 @pytest.mark.parametrize('kind, fragments', [
@@ -425,6 +400,8 @@ def test_what_cannot_work_fails_at_once_naming_why(https_server, tmp_path, case,
     ('http://127.0.0.1:8080', True, []),
     ('http://127.3.4.5', True, []),
     ('http://localhost:8080', True, []),
+    ('http://LOCALHOST.:8080', True, []),
+    ('http://localhost.example.com', True, ['api_url http://localhost.example.com:80 uses http://']),
     ('http://[::1]:8080', True, []),
     ('https://uptime.example.com', True, []),
     ('https://uptime.example.com', False, ['validate_certs is false: the TLS certificate of '
@@ -437,13 +414,6 @@ def test_transport_warnings(url, validate_certs, expected):
     assert len(warnings) == len(expected) and all(warning.startswith(start) for warning, start in zip(warnings, expected))
     assert all(PRIMARY_KEY not in warning and 'admin' not in warning for warning in warnings), warnings
     assert all('API key' in warning and 'unencrypted' in warning for warning in warnings if 'uses http://' in warning)
-
-
-@pytest.mark.parametrize('host, loopback', [
-    ('localhost', True), ('LOCALHOST.', True), ('127.0.0.1', True), ('::1', True), ('[::1]', True), ('127.1.2.3', True),
-    ('10.0.0.1', False), ('uptime.example.com', False), ('localhost.example.com', False), ('', False)])
-def test_is_loopback(host, loopback):
-    assert is_loopback(host) is loopback
 
 
 def test_origin_names_scheme_host_and_port_only():

@@ -30,6 +30,8 @@ def test_an_option_wins_over_its_environment_variable_and_a_default_comes_last()
     chosen = settings(environ, api_url=URL, api_key='given-1234')
     assert (chosen['api_url'], chosen['api_key']) == (URL, 'given-1234')
     assert (chosen['validate_certs'], chosen['timeout'], chosen['retries']) == (True, 30, 5)
+    # A plugin may read only the options it has.
+    assert set(connection_settings(dict(api_url=URL, api_key='k1234').get, names=('api_url', 'api_key'), environ={})) == {'api_url', 'api_key'}
 
 
 @pytest.mark.parametrize('text, expected', [('y', True), ('t', True), ('yes', True), ('1', True),
@@ -37,11 +39,6 @@ def test_an_option_wins_over_its_environment_variable_and_a_default_comes_last()
 def test_validate_certs_from_the_environment_takes_what_ansible_takes(text, expected):
     environ = {CONNECTION_ENV['validate_certs']: text}
     assert settings(environ, api_url=URL, api_key='k1234')['validate_certs'] is expected
-
-
-def test_an_api_key_read_with_its_line_break_is_trimmed():
-    assert settings(api_url=URL, api_key='k1234\n')['api_key'] == 'k1234'
-    assert settings({CONNECTION_ENV['api_key']: ' k1234\r\n'}, api_url=URL)['api_key'] == 'k1234'
 
 
 @pytest.mark.parametrize('given, words', [
@@ -62,11 +59,6 @@ def test_bad_options_are_refused_naming_the_option(given, words):
     assert 'secret-key-1234' not in str(caught.value) and 'two\nlines' not in str(caught.value)
 
 
-def test_a_plugin_may_read_only_the_options_it_has():
-    assert set(connection_settings(dict(api_url=URL, api_key='k1234').get, names=('api_url', 'api_key'),
-                                   environ={})) == {'api_url', 'api_key'}
-
-
 def test_the_modules_argument_spec_is_the_description():
     assert set(CONNECTION_ARGSPEC) == set(CONNECTION_OPTIONS)
     for name, variable in CONNECTION_ENV.items():
@@ -83,6 +75,7 @@ def test_the_account_fingerprint_tells_accounts_and_services_apart_and_hides_the
     assert PRIMARY_KEY not in mine and PRIMARY_KEY[:8] not in mine
 
 
-def test_a_trimmed_key_reaches_the_service(fake_connection):
+def test_a_key_read_with_its_line_break_is_trimmed_and_reaches_the_service(fake_connection):
+    assert settings({CONNECTION_ENV['api_key']: ' k1234\r\n'}, api_url=URL)['api_key'] == 'k1234'
     client = connect(settings(api_url=fake_connection['api_url'], api_key=PRIMARY_KEY + '\n', retries=0))
     assert client.list('/api/v1/monitors') == []

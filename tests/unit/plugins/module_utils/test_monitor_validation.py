@@ -196,6 +196,9 @@ class FakePages:
     ([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}], [{'id': 3, 'name': 'shop'}]], 'shop', 3, 'shop'),
     ([[{'id': 1, 'name': 'Shop'}, {'id': 2, 'name': 'shop-eu'}]], 'shop', None, 'shop'),  # no name in another case
     ([[{'id': 5, 'name': 'C:\\shares\\backup'}]], 'C:\\shares\\backup', 5, 'shares'),  # searched around backslashes
+    ([[{'id': 4, 'name': 'shop'}]], ' shop ', 4, 'shop'),  # trimmed, as the service stores names
+    ([[{'id': 6, 'name': 'Blog'}]], 'blog', None, 'blog'),
+    ([[{'id': 1, 'name': 'shop'}]], 'sho', None, 'sho'),
 ])
 def test_find_by_name_takes_the_exact_name_only(pages, name, found, search):
     client = FakePages(pages)

@@ -39,46 +39,30 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import 
     (normalise_base_url, 'https://x.example/uptime', 'https://x.example/uptime'),
     (parse_retry_after, '3', 3.0), (parse_retry_after, None, None), (parse_retry_after, 'nonsense', None),
     (parse_retry_after, 'nan', None), (parse_retry_after, 'inf', None),
+    (lambda value: parse_retry_after(value, now=1767225600.0), 'Thu, 01 Jan 2026 00:00:10 GMT', pytest.approx(10.0)),  # an HTTP date
 ])
 def test_what_the_service_sends_is_read_as_one_value(read, value, expected):
     assert read(value) == expected
 
 
-def test_pairs_compare_without_order_but_with_multiplicity():
-    first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
-    field = MONITOR.by_name['alerts']
-    assert field.comparable(first) == field.comparable(list(reversed(first)))
-    assert field.comparable(first) != field.comparable(first + first[:1])
-
-
 def test_form_encoding_of_lists_booleans_and_clears():
-    pairs = encode_form({
-        'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '12'}],
-        'request_headers': [],
-        'pause': False,
-        'cache_buster': True,
-        'maintenance_start_at': None,
-    })
-    assert pairs == [
-        ('alerts[0][key]', 'email'), ('alerts[0][value]', 'a@b.io'),
-        ('alerts[1][key]', 'sms'), ('alerts[1][value]', '12'),
-        ('request_headers', ''),
-        ('pause', '0'),
-        ('cache_buster', '1'),
-        ('maintenance_start_at', ''),
-    ]
+    assert encode_form({'alerts': [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '12'}], 'request_headers': [],
+                        'pause': False, 'cache_buster': True, 'maintenance_start_at': None}) == [
+        ('alerts[0][key]', 'email'), ('alerts[0][value]', 'a@b.io'), ('alerts[1][key]', 'sms'), ('alerts[1][value]', '12'),
+        ('request_headers', ''), ('pause', '0'), ('cache_buster', '1'), ('maintenance_start_at', '')]
 
 
-def test_retry_after_as_an_http_date():
-    assert parse_retry_after('Thu, 01 Jan 2026 00:00:10 GMT', now=1767225600.0) == pytest.approx(10.0)
-
-
-def test_differences_only_for_managed_fields():
+def test_differences_only_for_managed_fields_pairs_without_order_and_trimmed_text():
     record = {'name': 'a', 'interval': '60', 'alerts': {'0': {'key': 'email', 'value': 'a@b.io'}},
               'status': 'online', 'cache_buster': 0}
     current = MONITOR.current(record)
     desired = MONITOR.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'paused': True})
     assert MONITOR.differences(desired, current) == {'paused': True}
+    # Pairs compare without order but with multiplicity; text is trimmed and blank is no value.
+    first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
+    field = MONITOR.by_name['alerts']
+    assert field.comparable(first) == field.comparable(list(reversed(first))) != field.comparable(first + first[:1])
+    assert MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '}) == {'alert_text_lookup': 'OK', 'name': None}
 
 
 @pytest.mark.parametrize('stored, desired, changed', [
@@ -122,11 +106,6 @@ def test_diff_of_webhook_alerts_keeps_the_host_and_says_what_changed():
     assert MONITOR.differences({'alerts': after['alerts']}, before) == {'alerts': after['alerts']}
 
 
-def test_text_is_trimmed_and_blank_is_no_value():
-    desired = MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '})
-    assert desired == {'alert_text_lookup': 'OK', 'name': None}
-
-
 # -- rules derived from the field descriptions ----------------------------------
 
 SCHEMA = Schema([
@@ -139,17 +118,12 @@ SCHEMA = Schema([
 ])
 
 
-def test_the_stored_default_reads_for_empty_and_resets():
-    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None})['size'] == 0
-    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None})['items'] == []
+def test_the_stored_default_reads_for_empty_and_resets_and_a_field_the_record_lacks_comes_from_the_fallback():
+    assert SCHEMA.current({'name': 'a', 'size': None, 'items': None}) == dict(name='a', size=0, start=None, end=None, closed=None, items=[])
     assert SCHEMA.reset_values() == {'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
-    assert SCHEMA.created({'name': 'a'}) == {'name': 'a', 'size': 0, 'start': None, 'end': None, 'closed': None,
-                                             'items': []}
-
-
-def test_a_field_the_record_lacks_comes_from_the_fallback_not_as_empty():
+    assert SCHEMA.created({'name': 'a'}) == {'name': 'a', 'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
     current = SCHEMA.current({'name': 'a'}, fallback={'size': 5})
-    assert current['size'] == 5 and current['items'] is None
+    assert current['size'] == 5 and current['items'] is None  # not as empty
 
 
 def check_order(values):

@@ -86,22 +86,17 @@ def test_a_time_without_offset_is_the_accounts_local_time(zone, local, instant):
     assert account.local(instant) == local
 
 
-@pytest.mark.parametrize('given', ['2031-01-10T06:00:00Z', '2031-01-10T01:00:00-05:00', '2031-01-10T11:30:00+05:30'])
-def test_a_time_with_an_offset_is_an_instant_whatever_the_zone(given):
-    never_read = AccountZone(None, read_account=lambda: pytest.fail('the zone was read for an instant'))
-    assert to_utc_timestamp(given, 'started_at', never_read) == '2031-01-10T06:00:00Z'
-
-
-def test_the_zone_is_read_once_and_null_means_utc():
+def test_the_zone_is_read_once_not_for_an_instant_null_means_utc_and_an_unknown_one_names_the_option():
     reads = []
     account = AccountZone(None, read_account=lambda: reads.append(1) or {'timezone': None})
     assert to_utc_timestamp('2031-01-10T06:00:00', 'x', account) == '2031-01-10T06:00:00Z'
     assert to_utc_timestamp('2031-01-11T06:00:00', 'x', account) == '2031-01-11T06:00:00Z'
     assert reads == [1] and account.describe() == "UTC (the account's setting)"
-
-
-def test_an_unknown_zone_names_the_option():
-    with pytest.raises(ValidationError) as caught:
+    # A time with an offset is an instant whatever the zone: the zone is not read for it.
+    never_read = AccountZone(None, read_account=lambda: pytest.fail('the zone was read for an instant'))
+    for instant in ('2031-01-10T06:00:00Z', '2031-01-10T01:00:00-05:00', '2031-01-10T11:30:00+05:30'):
+        assert to_utc_timestamp(instant, 'started_at', never_read) == '2031-01-10T06:00:00Z'
+    with pytest.raises(ValidationError) as caught:  # an unknown zone names the option
         AccountZone('Mars/Olympus_Mons')
     assert caught.value.field == 'account_timezone' and 'IANA' in str(caught.value)
 
@@ -184,36 +179,28 @@ def local_now(zone, hours_ago):
     return moment.replace(tzinfo=None, microsecond=0).strftime('%Y-%m-%dT%H:%M:%S')
 
 
-@pytest.mark.parametrize('zone', [NEW_YORK, KOLKATA])
-def test_an_incident_three_hours_ago_in_local_time_lands_on_its_instant(service, fake_connection, zone):
+@pytest.mark.parametrize('zone, started_at, ended_at, stored_start', [
+    # Three hours ago in local time, then resolved with the local time of now.
+    (NEW_YORK, 3, None, None),
+    (KOLKATA, 3, None, None),
+    (NEW_YORK, '2026-01-15T09:00:00', '2026-01-15T10:00:00', '2026-01-15T14:00:00'),
+    (NEW_YORK, '2026-07-15T09:00:00', '2026-07-15T10:00:00', '2026-07-15T13:00:00'),
+    (NEW_YORK, '2026-07-15T09:00:00+02:00', '2026-07-15T10:00:00+02:00', '2026-07-15T07:00:00'),
+])
+def test_incident_times_land_on_their_instants(service, fake_connection, zone, started_at, ended_at, stored_start):
     service.timezone(zone)
     shop = run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
-    args = dict(fake_connection, monitor='shop', started_at=local_now(zone, 3), cause='db')
-    opened = run(incident, args)
+    if stored_start is None:
+        started_at = local_now(zone, started_at)
+        stored_start = to_utc_timestamp(started_at, 'x', AccountZone(zone))[:-1]
+    opened = run(incident, dict(fake_connection, monitor='shop', started_at=started_at, ended_at=ended_at))
     assert opened['changed'] and not opened.get('failed'), opened.get('msg')
     record = stored(service, 'incidents', opened['incident']['id'])
-    assert to_utc_timestamp(record['started_at']) == to_utc_timestamp(args['started_at'], 'x', AccountZone(zone))
+    assert to_utc_timestamp(record['started_at']) == opened['incident']['started_at'] == stored_start + 'Z'
     assert shop['monitor']['id'] == record['monitor']['id']
-
-
-@pytest.mark.parametrize('started_at, ended_at, stored_start', [
-    ('2026-01-15T09:00:00', '2026-01-15T10:00:00', '2026-01-15T14:00:00'),
-    ('2026-07-15T09:00:00', '2026-07-15T10:00:00', '2026-07-15T13:00:00'),
-    ('2026-07-15T09:00:00+02:00', '2026-07-15T10:00:00+02:00', '2026-07-15T07:00:00'),
-])
-def test_incident_times_land_on_their_instants_in_january_and_july(service, fake_connection,
-                                                                   started_at, ended_at, stored_start):
-    service.timezone(NEW_YORK)
-    run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
-    args = dict(fake_connection, monitor='shop', started_at=started_at, ended_at=ended_at)
-    opened = run(incident, args)
-    assert opened['incident']['started_at'] == stored_start + 'Z' and opened['incident']['duration'] == 3600
-
-
-def test_resolving_now_sends_the_local_time_of_now(service, fake_connection):
-    service.timezone(KOLKATA)
-    run(monitor, dict(fake_connection, name='shop', url='https://shop.example.com', interval=60))
-    run(incident, dict(fake_connection, monitor='shop', started_at='2026-01-15T09:00:00'))
+    if ended_at:
+        assert opened['incident']['duration'] == 3600
+        return
     resolved = run(incident, dict(fake_connection, monitor='shop', state='resolved'))
     assert resolved['changed'] and not resolved.get('failed'), resolved.get('msg')
     ended = datetime.datetime.strptime(resolved['incident']['ended_at'], '%Y-%m-%dT%H:%M:%SZ')
@@ -221,7 +208,7 @@ def test_resolving_now_sends_the_local_time_of_now(service, fake_connection):
     assert datetime.timedelta(0) <= lag < datetime.timedelta(minutes=5)
 
 
-def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read(service, fake_connection):
+def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read_and_an_export_keeps_the_instants(service, fake_connection):
     service.timezone(NEW_YORK)
     config = [dict(window('2031-01-10T06:00:00', '2031-01-10T08:00:00'), name='m%d' % number) for number in range(3)]
     first = run(monitors, dict(fake_connection, state='merged', config=config))
@@ -230,17 +217,12 @@ def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read(servic
     service.clear_log()
     second = run(monitors, dict(fake_connection, state='replaced', config=config))
     assert not second['changed'] and len(account_reads(service)) == 1
-
-
-def test_an_export_applied_to_an_account_in_another_zone_keeps_the_instants(service, fake_connection):
-    service.timezone(NEW_YORK)
-    run(monitor, dict(fake_connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
+    # Applied to an account in another zone, the export keeps the instants.
     gathered = run(monitors, dict(fake_connection, state='gathered'))['gathered']
     service.reset()
     service.timezone(KOLKATA)
     run(monitors, dict(fake_connection, state='merged', config=gathered))
-    record = service.api('GET', '/api/v1/monitors').json['data'][0]
-    assert record['maintenance_start_at'].startswith('2031-01-10T11:00:00.')
+    assert stored(service, 'monitors', 1)['maintenance_start_at'].startswith('2031-01-10T11:00:00.')
 
 
 def test_a_bulk_sync_without_local_times_reads_no_zone(service):

@@ -11,17 +11,14 @@ from module_runner import run_module
 from ansible_collections.uptime.monitoring.plugins.modules import monitors
 
 
-def shop(**values):
-    item = dict(name='shop', url='https://shop.example.com/', interval=60)
-    item.update(values)
-    return item
+SHOP = dict(name='shop', url='https://shop.example.com/', interval=60)
 
 
 # A 500 is the service's own answer, which a read settles; a gateway's 503 may leave the create running behind it.
 @pytest.mark.parametrize('status, written', [(500, 'nothing was written'), (503, 'no write is known to be applied')])
 def test_partial_failure_fails_the_task_with_the_changes(emulator, connection, status, written):
     emulator.fault('status', status=status, method='POST')
-    result = run_module(monitors.main, dict(connection, config=[shop()], workers=1)).result
+    result = run_module(monitors.main, dict(connection, config=[SHOP], workers=1)).result
     assert result['failed'] is True
     assert result['msg'].startswith('1 of 1 writes failed; %s\ncreate \'shop\'' % written), result['msg']
     assert result['changes'][0]['status'] == 'failed'
@@ -29,7 +26,7 @@ def test_partial_failure_fails_the_task_with_the_changes(emulator, connection, s
 
 def test_a_create_whose_pause_fails_is_counted_and_shown_as_created(emulator, connection):
     emulator.fault('status', status=500, method='PUT')
-    result = run_module(monitors.main, dict(connection, config=[shop(paused=True)], workers=1, retries=0)).result
+    result = run_module(monitors.main, dict(connection, config=[dict(SHOP, paused=True)], workers=1, retries=0)).result
     assert result['failed'] is True and result['changed'] is True
     assert result['summary']['created'] == 1 and result['summary']['failed'] == 1
     assert [view['name'] for view in result['after']] == ['shop']
