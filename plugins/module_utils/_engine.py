@@ -78,8 +78,8 @@ def answered_by_service(exc):
     is not the service's (a proxy's page) may leave the request running behind it,
     so that a read cannot prove it unapplied, and the service cannot be said to have failed.
     """
-    return (exc.status is not None and exc.status not in (502, 503, 504) and not exc.not_the_service
-            and not exc.earlier_unanswered)
+    unsettled = exc.status is None or exc.status in (502, 503, 504) or exc.not_the_service
+    return not (unsettled or exc.earlier_unanswered)
 
 
 class Engine:
