@@ -94,38 +94,30 @@ def _scalar_texts(value):
     return [str(value)] if value is not None and str(value) != '' else []
 
 
-def non_finite_number(value, path):
-    """The option path of the first infinite or not-a-number float in ``value`` (YAML's .inf and .nan), or None:
-    Ansible's int type check ends in an OverflowError on one, where no option can take it anyway."""
+def non_finite(value, path='', option=None):
+    """The option path of the first value a number check would read as infinite or not a number, or None: Ansible's
+    int type check ends in an OverflowError on one. Any float counts (YAML's .inf and .nan, which no option can take);
+    a text counts where ``option`` is a number ('inf', 'NaN')."""
+    option = option or {}
     if isinstance(value, float) and not math.isfinite(value):
         return path
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, (list, tuple)) else ()
-    for key, item in items:
-        found = non_finite_number(item, '%s[%d]' % (path, key) if isinstance(key, int) else
-                                  '%s.%s' % (path, key) if path else str(key))
+    if isinstance(value, str) and option.get('type') in ('int', 'float'):
+        try:
+            return None if decimal.Decimal(value.strip()).is_finite() else path
+        except decimal.InvalidOperation:
+            return None
+    if isinstance(value, dict):
+        spec = option.get('options') or {}
+        items = (('%s.%s' % (path, key) if path else str(key), item, spec.get(key)) for key, item in value.items())
+    elif isinstance(value, (list, tuple)):
+        element = {'type': option.get('elements'), 'options': option.get('options')}
+        items = (('%s[%d]' % (path, index), item, element) for index, item in enumerate(value))
+    else:
+        return None
+    for where, item, item_option in items:
+        found = non_finite(item, where, item_option)
         if found:
             return found
-    return None
-
-
-def non_finite_text(params, spec, path=''):
-    """The option path of the first text that a number option would read as infinite or not a number ('inf', 'NaN'),
-    or None: Ansible's int type check ends in an OverflowError on one."""
-    for name, option in spec.items():
-        value = params.get(name) if isinstance(params, dict) else None
-        where = '%s.%s' % (path, name) if path else name
-        if option.get('type') in ('int', 'float') and isinstance(value, str):
-            try:
-                if not decimal.Decimal(value.strip()).is_finite():
-                    return where
-            except decimal.InvalidOperation:
-                pass
-        elif option.get('options') and isinstance(value, (dict, list)):
-            items = enumerate(value) if isinstance(value, list) else [(None, value)]
-            for index, item in items:
-                found = non_finite_text(item, option['options'], where if index is None else '%s[%s]' % (where, index))
-                if found:
-                    return found
     return None
 
 
@@ -150,7 +142,7 @@ class _CensoringModule(AnsibleModule):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given
         # runs here, so that its messages (naming a nested entry, say) come first.
         super()._set_internal_properties()
-        where = non_finite_number(self.params, '') or non_finite_text(self.params, self.argument_spec)
+        where = non_finite(self.params, option={'options': self.argument_spec})
         if where:
             self.fail_json(msg='%s: must be a finite number or text, got an infinite number or not a number' % where,
                            field=where)
