@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import time
 import traceback
 from contextlib import redirect_stdout
 
@@ -20,11 +19,10 @@ from ansible.module_utils.testing import patch_module_args
 class ModuleRun:
     """What one in-process module run produced."""
 
-    def __init__(self, result=None, crash=None, stdout='', seconds=0.0):
+    def __init__(self, result=None, crash=None, stdout=''):
         self.result = result or {}
         self.crash = crash
         self.stdout = stdout
-        self.seconds = seconds
 
     @property
     def failed(self):
@@ -61,7 +59,6 @@ def run_module(main, args, check_mode=False, diff=False):
     if diff:
         args['_ansible_diff'] = True
     out = io.StringIO()
-    start = time.monotonic()
     crash = None
     controller, module_internal.is_controller = module_internal.is_controller, False
     try:
@@ -73,7 +70,6 @@ def run_module(main, args, check_mode=False, diff=False):
         crash = traceback.format_exc()
     finally:
         module_internal.is_controller = controller
-    seconds = time.monotonic() - start
     text = out.getvalue()
     result = None
     if crash is None:
@@ -81,4 +77,4 @@ def run_module(main, args, check_mode=False, diff=False):
             result = json.loads(text)
         except ValueError:
             crash = 'module printed no JSON result:\n' + text
-    return ModuleRun(result, crash, text, seconds)
+    return ModuleRun(result, crash, text)
