@@ -191,8 +191,8 @@ class IncidentResource(Resource):
         """Every ongoing incident, then those that ended at ``floor`` or later, newest end first.
 
         ``floor`` is a UTC instant, None for the ongoing incidents alone, or a
-        function that gives it from the newest end listed (None when nothing
-        has ended yet).
+        function that gives it once the first answer is in (the service's clock
+        is then known).
         """
         return [record for records in self.pages_ended_since(client, floor) for record in records]
 
@@ -202,20 +202,21 @@ class IncidentResource(Resource):
         Listed by ``ended_at`` descending, the service puts the incidents that
         have not ended first, then the others by end: reading stops at the
         first page that reaches an end below the floor, so that a long history
-        costs no request.
+        costs no request. A record whose end cannot be read is passed on: the
+        caller says what it cannot read.
         """
         query = {'sort_by': 'ended_at', 'sort': 'desc', 'per_page': PAGE_SIZE}
-        newest = None
         for records in client.iter_pages(self.path, query):
+            lowest = floor() if callable(floor) else floor
             found, reached = [], False
             for record in records:
-                ended = INCIDENT.current(record)['ended_at']
-                if ended is not None:
-                    newest = newest or ended
-                    lowest = floor(newest) if callable(floor) else floor
-                    if lowest is None or ended < lowest:
-                        reached = True
-                        continue
+                try:
+                    ended = INCIDENT.by_name['ended_at'].from_record(record)
+                except (ValidationError, TypeError, ValueError, AttributeError):
+                    ended = None
+                if ended not in (None, MISSING) and (lowest is None or ended < lowest):
+                    reached = True
+                    continue
                 found.append(record)
             yield found
             if reached:

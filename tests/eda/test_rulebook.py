@@ -180,8 +180,9 @@ def open_incident(emulator, monitor_id):
 
 
 def put(emulator, path, **fields):
-    answer = emulator.api('PUT', path, data=fields)
-    assert answer.status == 200, answer.text
+    """A change through the API: PUT to a record, POST to a list."""
+    answer = emulator.api('PUT' if path[-1].isdigit() else 'POST', path, data=fields)
+    assert answer.status in (200, 201), answer.text
 
 
 def wait_polls(emulator, polls=2, timeout=60, path='/api/v1/incidents'):
@@ -286,6 +287,31 @@ def test_one_action_per_transition_and_nothing_lost_to_faults_or_a_restart(emula
     for figure in FIGURES['latency']:
         print('  %-40s %5.2f s' % (figure['step'], figure['seconds']))
     print('requests per poll: %s' % FIGURES['requests_per_poll'])
+
+
+def test_only_what_happened_is_told_and_a_record_it_cannot_read_stops_nothing(emulator, running):
+    """Issue 38: incidents recorded after the fact older than lookback are never sent; a monitor created paused is; a
+    record the source cannot read is left out (one warning) while the others' events are sent."""
+    web, jan, feb = (create_monitor(emulator, name) for name in ('web', 'jan', 'feb'))
+    rulebook = running(make_rulebook(sweep_period=INTERVAL))
+    wait_polls(emulator)
+
+    def history_and_a_paused_monitor():  # as import_account records a history: ten and nine months ago
+        for monitor_id, days in ((jan, 300), (feb, 270)):
+            start = time.time() - days * 86400
+            put(emulator, '/api/v1/incidents', monitor_id=monitor_id, started_at=now_text(start), ended_at=now_text(start + 1800))
+        put(emulator, '/api/v1/monitors/%d' % create_monitor(emulator, 'new'), pause=1)
+    seen = expect(rulebook, 0, history_and_a_paused_monitor, [('monitor_status_changed', 4, None, None, 'paused')], 'history')
+    seen = expect(rulebook, seen, lambda: open_incident(emulator, web),
+                  [('incident_opened', web, 3, None, 'unresolved'), ('monitor_status_changed', web, None, 'pending', 'offline')], 'opened')
+    emulator.fault('record', count=10000, path='/api/v1/incidents', record=3, set={'started_at': 'soon'})
+    seen = expect(rulebook, seen, lambda: emulator.check(feb, 'offline'),
+                  [('incident_opened', feb, 4, None, 'unresolved'), ('monitor_status_changed', feb, None, 'pending', 'offline')],
+                  'beside an unreadable record')
+    wait_polls(emulator, polls=3)
+    emulator.clear_faults()
+    assert len(rulebook.actions()) == seen  # no history, and the unreadable ongoing incident is not taken for deleted
+    assert len(re.findall(r'incident 3 cannot be read \(ValidationError in started_at\)', rulebook.output())) == 1
 
 
 def test_persistence_drops_what_a_restart_sends_again(emulator, running, tmp_path):

@@ -34,7 +34,7 @@ except ImportError:  # run as a script: tests/emulator is sys.path[0]
 
 API_PREFIX = '/api/v1'
 CONTROL_PREFIX = '/_emulator'
-FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect')
+FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect', 'record')
 FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200, 'redirect': 302}
 # Each route: its path below API_PREFIX, the kind of record, and the action of each method (see Handler.act).
 ROUTES = (
@@ -159,6 +159,10 @@ class Faults(transport.FaultQueue):
             if not spec.get('location'):
                 raise ValueError('a redirect needs a location')
             fault['location'] = str(spec['location'])
+        if kind == 'record':  # the answer as processed, with fields of one record replaced: a record a client may not read
+            if not isinstance(spec.get('set'), dict) or 'record' not in spec:
+                raise ValueError('a record fault needs the record id and a "set" object')
+            fault.update(when='after', record=spec['record'], set=spec['set'])
         return fault
 
     def take(self, method, path):
@@ -375,6 +379,15 @@ class Handler(BaseHTTPRequestHandler):
         entry['fault_when'] = fault['when']
         if kind == 'drop':
             self.drop()
+            return
+        if kind == 'record':
+            document = json.loads(response.body)
+            data = document.get('data')
+            for item in data if isinstance(data, list) else [data]:
+                if isinstance(item, dict) and item.get('id') == fault['record']:
+                    item.update(fault['set'])
+            entry['status'] = response.status
+            self.send(Response(response.status, json.dumps(document).encode(), JSON_TYPE, response.headers))
             return
         original = response.body if response is not None else json.dumps({'data': {'id': 1, 'name': 'x' * 64}, 'status': 200}).encode()
         status = fault['status']

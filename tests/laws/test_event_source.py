@@ -1,10 +1,11 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The law of the event source (docs/eda.md, "Events", "Restarts", "Limits"): for any sequence of changes between polls
-(monitors created, renamed, deleted, paused, resumed, going offline and online; incidents opened, acknowledged,
-resolved, deleted), the events of a poll are exactly the transitions docs/eda.md defines, each once (no uuid twice),
-oldest first; a restart on the state file (one run of main()) repeats none and misses none; no secret is in an event.
-Each change moves the service's clock a second on: the service's timestamps have a resolution of one second."""
+"""The law of the event source (docs/eda.md, "Events", "The past", "Restarts", "Limits"): for any sequence of changes
+between polls (monitors created, renamed, deleted, paused, resumed, going offline and online; incidents opened,
+acknowledged, resolved, deleted, recorded after the fact), the events of a poll are exactly the transitions docs/eda.md
+defines, each once (no uuid twice), oldest first, those found after the fact flagged late and none older than lookback;
+a restart on the state file (one run of main()) repeats none and misses none; no secret is in an event. Each change
+moves the service's clock a second on: the service's timestamps have a resolution of one second."""
 
 from __future__ import annotations
 
@@ -76,7 +77,7 @@ class EventSourceMachine(RuleBasedStateMachine):
         self.state_file = os.path.join(self.tmp_dir, 'state-%d.json' % next(RUNS))
         self.args = {'api_url': self.emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1, 'sweep_period': 1,
                      'reserve': 0, 'state_file': self.state_file}
-        self.seen, self.uuids, self.secrets, self.checked = None, set(), {PRIMARY_KEY}, True
+        self.seen, self.uuids, self.secrets, self.checked, self.unreadable = None, set(), {PRIMARY_KEY}, True, None
         self.poller = self.new_poller()
         self.create('first', '\u00a7first', (ISSUE_35_URL, ('Sup3rS3cret', 'K3Y')))  # issue 35, item 10
 
@@ -104,8 +105,10 @@ class EventSourceMachine(RuleBasedStateMachine):
         return [key for key, value in self.incident.items()
                 if monitor_id in (None, value['monitor']) and value['status'] != 'resolved']
 
-    def monitors(self, paused=None):
-        return sorted(key for key, value in self.model.items() if paused in (None, value['status'] == 'paused'))
+    def monitors(self, paused=None, without_incident=False):
+        busy = {value['monitor'] for value in self.incident.values()} if without_incident else ()
+        return sorted(key for key, value in self.model.items()
+                      if paused in (None, value['status'] == 'paused') and key not in busy)
 
     # -- the changes ---------------------------------------------------------------------------------------------
 
@@ -171,6 +174,29 @@ class EventSourceMachine(RuleBasedStateMachine):
         if resolve and self.model[record['monitor']]['status'] != 'paused':
             self.set_status(record['monitor'], 'online')
 
+    @precondition(lambda self: self.monitors(without_incident=True))
+    @rule(data=st.data(), seconds_ago=st.sampled_from([1200, 2 * 3600, 300 * 86400]))
+    def record_history(self, data, seconds_ago):
+        """An incident of the past recorded as import_account does (10 minutes long); older than lookback (an hour),
+        it is history and never sent; within it, it is sent, late."""
+        monitor = data.draw(st.sampled_from(self.monitors(without_incident=True)))
+        self.tick()
+        started = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=self.clock - seconds_ago)
+        answer = self.api('POST', '/api/v1/incidents', monitor_id=monitor, started_at=started.strftime('%Y-%m-%dT%H:%M:%S'),
+                          ended_at=(started + datetime.timedelta(minutes=10)).strftime('%Y-%m-%dT%H:%M:%S'))
+        # Sorted with the others by time: a step is a second of the service's clock.
+        steps = {'opened': self.step - seconds_ago, 'resolved': self.step - seconds_ago + 600} if seconds_ago < 3600 else {}
+        self.last_incident = answer.json['data']['id']  # the checker's next incident comes after it
+        self.incident[self.last_incident] = {'monitor': monitor, 'status': 'resolved', 'steps': steps}
+
+    @precondition(lambda self: self.incident and self.unreadable is None)
+    @rule(data=st.data(), field=st.sampled_from([('started_at', 'soon'), ('ended_at', []), ('monitor', {'id': 'x'})]))
+    def unreadable(self, data, field):
+        """The next poll's incident list holds one incident the source cannot read: its transitions wait for a poll
+        that can read it (then late), the others are sent."""
+        self.unreadable = data.draw(st.sampled_from(sorted(self.incident)))
+        self.emulator.fault('record', method='GET', path='/api/v1/incidents', record=self.unreadable, set=dict([field]))
+
     @precondition(lambda self: self.incident)
     @rule(data=st.data())
     def delete_incident(self, data):
@@ -186,8 +212,10 @@ class EventSourceMachine(RuleBasedStateMachine):
     @precondition(lambda self: self.step > self.polled)
     @rule(restart=st.sampled_from([False, False, True]))
     def poll(self, restart=False):
-        """A poll of the running source, or a restart (one run of main() on the state file)."""
-        self.polled = self.step
+        """A poll of the running source, or a restart (one run of main() on the state file), a second after the last
+        change: what it finds of the changes up to the previous poll was found after the fact."""
+        self.tick()
+        previous_poll, self.polled = self.polled, self.step
         if restart:
             events = run_main_once(self.source, self.args)
             self.poller = self.new_poller()
@@ -196,56 +224,59 @@ class EventSourceMachine(RuleBasedStateMachine):
             self.source['save_state'](self.poller.tracker, self.state_file)  # as main() does after each poll
         with open(self.state_file, encoding='utf-8') as handle:
             assert_no_secret(handle.read(), self.secrets)  # the state file holds no secret
-        self.compare(events)
+        self.compare(events, previous_poll)
 
     def teardown(self):
         if self.checked:  # what changed since the last poll is told too
             self.poll()
 
-    def expected(self):
+    def expected(self, previous_poll):
         """The transitions since the last poll as docs/eda.md defines them, oldest first: (type, id, previous, status,
-        flapped). A deletion has the time it was noticed, by this machine's clock: those come last here, by id."""
+        flapped, late). A deletion has the time it was noticed, by this machine's clock: those come last here, by id."""
         seen_monitors, seen_incidents = self.seen
-        events, explained = [], {}
+        events = []
         for incident_id, record in self.incident.items():
+            if incident_id == self.unreadable:
+                continue
             previous = seen_incidents.get(incident_id)
             for transition, status in TRANSITIONS:
                 step = record['steps'].get(transition)
                 if step is not None and RANK[status] > RANK[previous]:
-                    events.append((step, False, 'incident_' + transition, incident_id, previous, status, False))
+                    events.append((step, False, 'incident_' + transition, incident_id, previous, status, False,
+                                   step <= previous_poll))
                     previous = status
-                    if transition != 'acknowledged' and step > explained.get(record['monitor'], (0,))[0]:
-                        explained[record['monitor']] = (step, status == 'unresolved')
-        events.extend((float('inf'), False, 'incident_deleted', incident_id, status, 'deleted', False)
+        events.extend((float('inf'), False, 'incident_deleted', incident_id, status, 'deleted', False, False)
                       for incident_id, status in seen_incidents.items()  # an ongoing one, with its monitor or alone
                       if incident_id not in self.incident and status != 'resolved')
         for monitor_id, monitor in self.model.items():
             status, epoch = seen_monitors.get(monitor_id, (None, None))
             if epoch is not None and epoch != monitor['epoch']:  # changed; to the same status again: a flap
                 events.append((monitor['step'], True, 'monitor_status_changed', monitor_id, status, monitor['status'],
-                               status == monitor['status']))
-            elif epoch is None and monitor_id in explained:  # new since the last poll: told by its latest incident
-                opened = explained[monitor_id][1]
-                if monitor['status'] == ('offline' if opened else 'online'):
-                    events.append((monitor['step'], True, 'monitor_status_changed', monitor_id, None if opened else 'offline',
-                                   monitor['status'], False))
+                               status == monitor['status'], False))
+            elif epoch is None and monitor['status'] == 'paused':
+                # New since the last poll, in a status only the sweep shows; a first online or offline is no change.
+                events.append((monitor['step'], True, 'monitor_status_changed', monitor_id, None, 'paused', False, False))
         return [event[2:] for event in sorted(events)]
 
-    def compare(self, events):
+    def compare(self, events, previous_poll):
         self.checked = False
         found = [(event['uptime']['type'], event['uptime']['incident_id'] or event['uptime']['monitor_id'],
-                  event['uptime']['previous_status'], event['uptime']['status'], event['uptime']['flapped'])
-                 for event in events]
+                  event['uptime']['previous_status'], event['uptime']['status'], event['uptime']['flapped'],
+                  event['uptime']['late'] and event['uptime']['kind'] == 'incident') for event in events]
         found = [item for item in found if item[0] != 'incident_deleted'] + sorted(item for item in found if item[0] == 'incident_deleted')
-        assert found == ([] if self.seen is None else self.expected())
+        assert found == ([] if self.seen is None else self.expected(previous_poll))
         for event in events:
             assert event['meta']['uuid'] not in self.uuids, 'sent twice: %r' % (event,)
             self.uuids.add(event['meta']['uuid'])
             if event['uptime']['type'] != 'incident_deleted':
                 assert event['uptime']['monitor_name'] == self.model[event['uptime']['monitor_id']]['name']
         assert_no_secret(events, self.secrets)
+        seen_before = {} if self.seen is None else self.seen[1]
         self.seen = ({key: (value['status'], value['epoch']) for key, value in self.model.items()},
-                     {key: value['status'] for key, value in self.incident.items()})
+                     {key: value['status'] for key, value in self.incident.items() if key != self.unreadable})
+        if self.unreadable in seen_before:
+            self.seen[1][self.unreadable] = seen_before[self.unreadable]
+        self.unreadable = None
         self.checked = True
 
 

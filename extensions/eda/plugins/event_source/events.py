@@ -225,9 +225,9 @@ OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing'
 # Incidents that were ongoing and left the list are read one by one, at most this many a poll: the others wait
 # for the next polls, so that many at once (a bulk delete) cannot spend the account's whole request budget.
 VANISHED_READS_PER_POLL = 20
-# 3: the state keeps where the sweep of the monitors stands, and when the last poll began.
-STATE_VERSION = 3
-STATE_KEYS = ('cutoff', 'sweep', 'baselined', 'polled_at', 'monitors', 'incidents')
+# 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
+STATE_VERSION = 4
+STATE_KEYS = ('sweep', 'baselined', 'polled_at', 'monitors', 'incidents')
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
@@ -306,15 +306,15 @@ else:  # main() stops with LOAD_ERROR before anything below needs these
 # -- arguments ---------------------------------------------------------------
 
 
-def _seconds(value, name, least=None):
-    """A number of seconds greater than 0 (or at least ``least``)."""
+def _seconds(value, name, least=None, bound=None):
+    """A number of seconds greater than 0 (or at least ``least``, which ``bound`` names)."""
     try:
         seconds = float(value)
     except (TypeError, ValueError):
         seconds = float('nan')
     if not math.isfinite(seconds) or (seconds < least if least is not None else seconds <= 0):
-        bound = 'at least %g' % least if least is not None else 'greater than 0'
-        raise ValidationError(name, 'expected a number of seconds %s, got %r' % (bound, value))
+        limit = 'at least %g%s' % (least, ' (%s)' % bound if bound else '') if least is not None else 'greater than 0'
+        raise ValidationError(name, 'expected a number of seconds %s, got %r' % (limit, value))
     return seconds
 
 
@@ -349,11 +349,14 @@ def parse_args(args, environ=None):
             interval=_seconds(args.get('interval', 60), 'interval'),
             watch=_watch(args.get('watch', list(WATCH_CHOICES))),
             emit_existing=bool(_schema.to_bool(args.get('emit_existing', False), 'emit_existing')),
-            lookback=_seconds(args.get('lookback', 3600), 'lookback', least=0),
             reserve=_count(args.get('reserve', 30), 'reserve'),
             state_file=os.path.expanduser(str(args['state_file'])) if args.get('state_file') else None,
         )
-        settings['sweep_period'] = _seconds(args.get('sweep_period', 900), 'sweep_period', least=settings['interval'])
+        settings['sweep_period'] = _seconds(args.get('sweep_period', 900), 'sweep_period', least=settings['interval'],
+                                            bound='interval')
+        # A change the sweep finds is up to sweep_period + interval old: a shorter lookback would never send it.
+        settings['lookback'] = _seconds(args.get('lookback', 3600), 'lookback',
+                                        least=settings['sweep_period'] + settings['interval'], bound='sweep_period + interval')
     except ValidationError as exc:
         raise SourceError('argument %s' % exc) from None
     settings['account'] = _connection.account_fingerprint(settings)
@@ -378,29 +381,49 @@ class Tracker:
         self.account = account  # account_fingerprint of the connection: whose state this is
         self.monitors = None   # id -> status, started_at, maintenance, sweep (the sweep it was last seen in)
         self.incidents = None  # id -> started_at, acknowledged_at, ended_at (UTC), status, record (the view)
-        self.cutoff = None     # newest ended_at seen
         # Where the sweep of the monitor list stands: the next page, the sweep's number, the pages the list had.
         self.sweep = {'page': 1, 'number': 0, 'pages': None}
         # The first sweep is over: a monitor seen for the first time since is a new one, not a baseline.
         self.baselined = False
-        self.polled_at = None  # when the last poll began (UTC): a transition before it was seen late
-        self.seen_at = None    # when this poll began
+        self.polled_at = None  # when the last poll began, by the service's clock: a transition before it is late
+        self.seen_at = None    # when this poll began, by this machine's clock
+        self.now = None        # when this poll began, by the service's clock
+        self.unreadable = set()  # (kind, id) of the records already warned about
 
-    def begin_poll(self, observed_at):
-        self.seen_at = observed_at
+    def begin_poll(self, observed_at, service_now=None):
+        self.seen_at, self.now = observed_at, service_now or observed_at
 
     def end_poll(self):
-        self.polled_at = self.seen_at
+        self.polled_at = self.now
 
-    def floor(self, cutoff=None):
-        """The oldest end still read and remembered: ``lookback`` before the cut, so that an incident resolved with
-        an end a little in the past (a lagging clock, an ``ended_at`` given by hand) is still news."""
-        cutoff = self.cutoff if cutoff is None else cutoff
-        return earlier(cutoff, self.lookback) if cutoff else None
+    def floor(self, now=None):
+        """The oldest time a transition may have to be sent: ``lookback`` before the poll, by the service's clock.
+        What is older is history, whatever else the list holds (an import of past incidents, a long stop)."""
+        now = now or self.now
+        return earlier(now, self.lookback) if now else None
+
+    def admits(self, event):
+        """Whether an event is news: an event of emit_existing or a deletion always is, a transition within the floor."""
+        payload = event['uptime']
+        return payload['existing'] or payload['at'] is None or not self.now or payload['at'] >= self.floor()
 
     def _seen(self, at):
-        """When the source saw a transition at ``at``, and whether an earlier poll could have seen it."""
+        """When the source saw a transition at ``at``, and whether it happened before the previous poll began."""
         return {'seen_at': self.seen_at, 'late': bool(at and self.polled_at and at < self.polled_at)}
+
+    def view(self, resource, kind, record):
+        """``record`` as the modules show it, or None (and one warning per record) when it cannot be read."""
+        try:
+            return resource.record_view(record)
+        except Exception as exc:  # pylint: disable=broad-exception-caught
+            record_id = _schema.record_id(record) if isinstance(record, dict) else None
+            if (kind, str(record_id)) not in self.unreadable:
+                self.unreadable.add((kind, str(record_id)))
+                # The field, never its value: it may be a secret.
+                LOGGER.warning('%s %s cannot be read (%s%s): it is left out of the events until it can be',
+                               kind, record_id, exc.__class__.__name__,
+                               ' in %s' % exc.field if isinstance(exc, ValidationError) else '')
+            return None
 
     # monitors
 
@@ -414,7 +437,13 @@ class Tracker:
             self.monitors = {}
         events = []
         for record in records:
-            event = self._observe_monitor(MONITORS.record_view(record), explained or {})
+            view = self.view(MONITORS, 'monitor', record)
+            if view is None:
+                known = self.monitors.get(_schema.record_id(record) if isinstance(record, dict) else None)
+                if known is not None:  # still there: not forgotten as deleted by the sweep
+                    known['sweep'] = self.sweep['number']
+                continue
+            event = self._observe_monitor(view, explained or {})
             if event is not None:
                 events.append(event)
         return events
@@ -425,12 +454,18 @@ class Tracker:
         before = self.monitors.get(monitor_id)
         self.monitors[monitor_id] = {'status': status, 'started_at': started_at, 'maintenance': maintenance,
                                      'sweep': self.sweep['number']}
-        if before is None:
+        if before is None and self.baselined:
+            # Created since the baseline: a status only the sweep shows is news; a first online is none, and a first
+            # offline comes with its incident (an import of many monitors sends no flood).
+            if status in ('paused', 'maintenance'):
+                return self._monitor_event(view, status, None, started_at, maintenance)
+            return None
+        if before is None:  # part of the baseline, which the first sweep has not reached yet
             if explained.get(monitor_id, (None,))[0] == status:
                 return self._monitor_event(view, status, explained[monitor_id][1], started_at, maintenance)
-            if not self.baselined and self.emit_existing and status != 'online':
+            if self.emit_existing and status != 'online':
                 return self._monitor_event(view, status, None, started_at, maintenance, existing=True)
-            return None  # part of the baseline, or a monitor created since: its later changes are reported
+            return None
         previous = before['status']
         if status == previous and (started_at is None or started_at == before['started_at']):
             return None
@@ -470,14 +505,17 @@ class Tracker:
         first = self.incidents is None
         known = {} if first else self.incidents
         state, events = dict(known), []
+        floor = self.floor() or ''
         for record in records:
             # As the modules show it: times in UTC, the status derived by the service's rule, secrets masked.
-            view = INCIDENTS.record_view(record)
+            view = self.view(INCIDENTS, 'incident', record)
+            if view is None:
+                continue  # what was known of it stays, and an ongoing one is not taken for deleted
             times = {key: view[key] for key in ('started_at', 'acknowledged_at', 'ended_at')}
+            if view['status'] == 'resolved' and times['ended_at'] < floor:
+                state.pop(view['id'], None)
+                continue  # history: ended before the floor
             before = known.get(view['id'])
-            if before is None and not first and view['status'] == 'resolved' and self.cutoff \
-                    and times['ended_at'] < self.floor():
-                continue  # history below the floor: known before, or recorded too long after the fact
             state[view['id']] = dict(times, status=view['status'], record=view)
             if first:
                 if self.emit_existing and view['status'] in ONGOING:
@@ -488,14 +526,10 @@ class Tracker:
             before = state.pop(incident_id, None)
             if before is not None:
                 payload = self._incident_payload(before['record'], 'incident_deleted', 'deleted', before['status'],
-                                                 self.seen_at)
+                                                 self.now)
                 events.append(_event(payload, event_uuid(self.base_url, 'incident', incident_id, 'deleted',
                                                          before['started_at'])))
-        ended = [value['ended_at'] for value in state.values() if value['ended_at']]
-        newest = max(ended) if ended else ''
-        self.cutoff = max(self.cutoff or '', newest) or None
         # Resolved incidents that ended below the floor are never read again: forget them.
-        floor = self.floor() or ''
         self.incidents = {key: value for key, value in state.items()
                           if value['status'] in ONGOING or value['ended_at'] >= floor}
         return events
@@ -526,7 +560,7 @@ class Tracker:
 
     def to_state(self):
         """What the tracker knows, as JSON-ready data."""
-        return {'version': STATE_VERSION, 'api_url': self.base_url, 'account': self.account, 'cutoff': self.cutoff,
+        return {'version': STATE_VERSION, 'api_url': self.base_url, 'account': self.account,
                 'sweep': dict(self.sweep), 'baselined': self.baselined, 'polled_at': self.polled_at,
                 'monitors': None if self.monitors is None else [dict(value, id=key) for key, value in self.monitors.items()],
                 'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
@@ -549,7 +583,7 @@ class Tracker:
         if self.state_problem(state) is not None:
             return False
         self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
-        self.cutoff, self.baselined, self.polled_at = state['cutoff'], bool(state['baselined']), state['polled_at']
+        self.baselined, self.polled_at = bool(state['baselined']), state['polled_at']
         self.sweep = {key: state['sweep'][key] for key in self.sweep}
         return True
 
@@ -600,6 +634,7 @@ class Poller:
         self.reserve_warned = False
         self.last_poll = None  # when the last sweep began (time.monotonic)
         self.page_credit = 0.0  # pages of the list due and not read yet
+        self.page_read_at = time.monotonic()  # when the sweep last read a page
 
     def poll(self):
         """The events of one poll, oldest first (blocking: run it in a thread).
@@ -625,41 +660,54 @@ class Poller:
         tracker, watch = self.tracker, self.settings['watch']
         self.held_back, self.sweep_failure = False, None
         observed_at = datetime.datetime.now(datetime.timezone.utc).strftime(UTC_FORMAT)
+        # A sweep the reserve held back for a whole sweep_period reads a page before the incidents, so it moves on.
+        starved = 'monitors' in watch and tracker.incidents is not None and \
+            time.monotonic() - self.page_read_at >= self.settings['sweep_period']
+        first_page = self._read_page() if starved else None
         # Read in full before the tracker learns anything: a failure here leaves it as it was.
-        incidents, missing = self._read_incidents()
-        tracker.begin_poll(observed_at)
-        incident_events = tracker.incident_events(incidents, missing)
+        incidents, missing = self._read_incidents(spared=first_page is not None)
+        tracker.begin_poll(observed_at, self.service_now())
+        incident_events = [] if incidents is None else tracker.incident_events(incidents, missing)
         events = list(incident_events) if 'incidents' in watch else []
         if 'monitors' in watch:
             # Every online/offline flip opens or ends an incident: the monitors nested in the incidents show it now,
             # whatever the size of the account. The sweep finds the rest (pause, resume, maintenance).
-            nested = [monitor for monitor in (nested_monitor(record) for record in incidents) if monitor is not None]
+            nested = [monitor for monitor in (nested_monitor(record) for record in incidents or ()) if monitor is not None]
             events.extend(tracker.monitor_events(nested, _explained(incident_events)))
-            events.extend(self._sweep())
+            events.extend(self._sweep(first_page))
         tracker.end_poll()
+        events = [event for event in events if tracker.admits(event)]
         events.sort(key=_order)
         return events
 
-    def _read_incidents(self):
+    def service_now(self):
+        """The service's clock, as the Date of its latest answer told it; this machine's when it told none."""
+        date = self.client.service_date or datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        return date.strftime(UTC_FORMAT)
+
+    def _read_incidents(self, spared=False):
         """Every ongoing incident and those resolved down to the floor, newest end first; then the vanished ones.
 
-        The floor is ``lookback`` before the newest end known (at the first
-        poll, before the newest end listed). When the reserve holds back a page
-        after the first, the pages read are kept (the newest incidents) and
-        the others wait for a poll with more requests to spare; no incident is
-        then taken for deleted, since the list was not read to its end.
+        The floor is ``lookback`` before the service's clock. When the reserve
+        holds back a page after the first, the pages read are kept (the newest
+        incidents) and the others wait for a poll with more requests to spare;
+        no incident is then taken for deleted, since the list was not read to
+        its end. ``spared``: this poll spent its share on the sweep; when the
+        first page is held back, the incidents are not read (None) and wait.
         """
         tracker = self.tracker
         records, complete = [], True
         try:
-            for page in INCIDENTS.pages_ended_since(self.client, lambda newest: tracker.floor(tracker.cutoff or newest)):
+            for page in INCIDENTS.pages_ended_since(self.client, lambda: tracker.floor(self.service_now())):
                 records.extend(page)
         except UptimeApiError as exc:
-            if not (exc.held_back and records and tracker.incidents is not None):
+            if not (exc.held_back and (records or spared) and tracker.incidents is not None):
                 raise  # the first poll's incidents are the baseline: only a whole list will do
             self.held_back, complete = True, False
+            if not records:
+                return None, []
         missing = []
-        read = {_schema.record_id(record) for record in records}
+        read = {_schema.record_id(record) for record in records if isinstance(record, dict)}
         vanished = [incident_id for incident_id in tracker.ongoing_ids() if incident_id not in read] if complete else []
         if len(vanished) > VANISHED_READS_PER_POLL:
             LOGGER.info('%d incidents were ongoing and left the list: %d are read now, the others by the next polls',
@@ -680,7 +728,7 @@ class Poller:
                 records.append(record)
         return records, missing
 
-    def _sweep(self):
+    def _sweep(self, first_page=None):
         """The next pages of the monitor list, so that every page is read once in about ``sweep_period``.
 
         A page that cannot be read now ends the sweep of this poll: the next poll
@@ -697,17 +745,11 @@ class Poller:
         share = min(pages, max(1, int(self.page_credit)))
         self.page_credit = max(0.0, self.page_credit - share)
         events = []
-        for dummy in range(share):
-            try:
-                records, last_page = MONITORS.read_page(self.client, sweep['page'])
-            except UptimeApiError as exc:
-                if not exc.transient:
-                    raise
-                if exc.held_back:
-                    self.held_back = True
-                else:
-                    self.sweep_failure = exc
+        for index in range(share):
+            page = first_page if index == 0 and first_page is not None else self._read_page()
+            if page is None:
                 break
+            records, last_page = page
             events.extend(tracker.monitor_events(records))
             last_page = last_page or max(sweep['pages'] or 1, sweep['page'] + (len(records) >= _client.PAGE_SIZE))
             sweep['pages'] = last_page
@@ -716,6 +758,21 @@ class Poller:
                 break
             sweep['page'] += 1
         return events
+
+    def _read_page(self):
+        """The sweep's next page, or None when it cannot be read now (held back, or failed: read again next poll)."""
+        try:
+            page = MONITORS.read_page(self.client, self.tracker.sweep['page'])
+        except UptimeApiError as exc:
+            if not exc.transient:
+                raise
+            if exc.held_back:
+                self.held_back = True
+            else:
+                self.sweep_failure = exc
+            return None
+        self.page_read_at = time.monotonic()
+        return page
 
 
 def _explained(incident_events):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import json
 import logging
 import os
@@ -275,20 +276,12 @@ def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(so
     assert events[1]['uptime']['at'] == '2026-01-01T10:05:00Z'
 
 
-def test_an_incident_resolved_above_the_floor_with_a_lagging_clock_is_news(source):
-    tracker = source['Tracker']('https://u.example')  # lookback: an hour
-    tracker.incident_events([incident(9, T0, None, T2)], [])
-    # Opened and resolved between two polls by a writer whose clock lags: its end is before the newest end seen.
-    records = [incident(9, T0, None, T2), incident(4, T0, None, T1)]
-    assert summary(tracker.incident_events(records, [])) == [('incident_opened', 4, None, 'unresolved'),
-                                                             ('incident_resolved', 4, 'unresolved', 'resolved')]
-
-
 class PagedClient:
-    """A stand-in client: incident pages as given, and the records a read by id may show; counts requests."""
+    """A stand-in client: incident pages as given, the records a read by id may show, and the service's clock (the
+    Date of its answers); counts requests."""
 
-    def __init__(self, pages, records=None):
-        self.pages_given, self.records, self.requests = pages, records or {}, []
+    def __init__(self, pages, records=None, date=datetime.datetime(2026, 1, 1, 10, 21)):
+        self.pages_given, self.records, self.requests, self.service_date = pages, records or {}, [], date
 
     def iter_pages(self, path, params=None):
         for records in self.pages_given:
@@ -300,20 +293,20 @@ class PagedClient:
         return self.records.get(path)
 
 
-def test_reading_stops_at_the_floor_and_vanished_ongoing_incidents_are_read_alone_a_few_a_poll(source):
-    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'watch': ['incidents'], 'lookback': 60},
-                                    environ={})
-    first = PagedClient([[incident(1, T0), incident(2, T0, None, T2)], [incident(3, T0, None, T1)], [incident(5, T0, None, T0)]])
+def test_the_floor_is_lookback_before_the_service_clock_and_vanished_ongoing_incidents_are_read_a_few_a_poll(source):
+    settings = source['parse_args']({'api_url': 'https://u.example', 'api_key': 'k1234', 'watch': ['incidents'], 'lookback': 600,
+                                     'interval': 1, 'sweep_period': 1}, environ={})
+    # At 10:21 by the service's clock, the floor is 10:11: the second page reaches an end below it and reading stops.
+    first = PagedClient([[incident(1, T0), incident(7, T0, None, T3)], [incident(2, T0, None, T2)], [incident(5, T0, None, T0)]])
     poller = source['Poller'](settings, client=first)
     assert poller.poll() == []
-    # The second page may still hold ends within a minute of the newest, T2; it ends below: reading stops there.
     assert first.requests == ['/api/v1/incidents'] * 2
-    # Incident 1 was resolved with an end before the cut (back-dated): it is not on the pages read any more.
-    poller.client = later = PagedClient([[incident(4, T1, None, T3), incident(2, T0, None, T2), incident(6, T0, None, T1)],
-                                         [incident(1, T0, None, T1)]], {'/api/v1/incidents/1': incident(1, T0, None, T1)})
-    # Incident 6 ended before the cut and was never seen ongoing: history, not news.
-    assert summary(poller.poll()) == [('incident_resolved', 1, 'unresolved', 'resolved'), ('incident_opened', 4, None, 'unresolved'),
-                                      ('incident_resolved', 4, 'unresolved', 'resolved')]
+    # At 10:25 (floor 10:15): incident 1 was resolved at 10:05, back-dated below the floor, and 6 ended at 10:09: history.
+    # Incident 4 opened at 10:05, below the floor too; its end at 10:20 is news, found after the poll at 10:21 began.
+    poller.client = later = PagedClient([[incident(4, T1, None, T3), incident(7, T0, None, T3), incident(6, T0, None, T2)]],
+                                        {'/api/v1/incidents/1': incident(1, T0, None, T1)}, datetime.datetime(2026, 1, 1, 10, 25))
+    events = poller.poll()
+    assert summary(events) == [('incident_resolved', 4, 'unresolved', 'resolved')] and events[0]['uptime']['late'] is True
     assert later.requests == ['/api/v1/incidents', '/api/v1/incidents/1']
     poller = source['Poller'](settings, client=PagedClient([[incident(number, T0) for number in range(1, 26)]]))
     poller.poll()
@@ -362,6 +355,25 @@ def test_incidents_held_back_after_their_first_page_are_read_later_and_never_tak
     poller.client.rate_limit = source['_client'].RateLimit()  # the count is renewed
     emulator.rate_limit(100)
     assert ('incident_resolved', 1, 'unresolved', 'resolved') in summary(poller.poll()) and not poller.held_back
+
+
+def test_a_sweep_the_reserve_starves_reads_a_page_before_the_incidents_once_a_sweep_period(emulator, source):
+    emulator.seed(250)  # three pages
+    poller = make_poller(source, emulator.url, sweep_period=3, reserve=50)
+    for dummy in range(3):
+        poller.poll()  # the baseline: a page a poll
+    assert emulator.api('PUT', '/api/v1/monitors/50', data={'pause': 1}).status == 200  # on the first page
+    for starved in (False, True):
+        poller.page_read_at -= 3 * starved  # no page read for a whole sweep_period
+        emulator.rate_limit(100)
+        poller.client.rate_limit = source['_client'].RateLimit()  # a new window, which other traffic spends
+        while int(emulator.api('GET', '/api/v1/account').headers['X-RateLimit-Remaining']) > 51:
+            pass
+        emulator.clear_log()
+        events = poller.poll()
+        assert poller.held_back and [entry['path'] for entry in emulator.log()] == [
+            '/api/v1/monitors' if starved else '/api/v1/incidents']  # one request to spare, never below the reserve
+    assert summary(events) == [('monitor_status_changed', 50, 'online', 'paused')]
 
 
 @pytest.mark.asyncio
