@@ -47,8 +47,10 @@ options:
     description:
       - How many times a request that failed with HTTP 429, 502, 503, 504, a timeout or a dropped connection is tried again.
       - Waits grow exponentially with jitter; a C(Retry-After) header from the service is honoured.
-      - An address that cannot be connected to is tried for at most 6 seconds, however many retries are left; see
-        L(docs/transport.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/transport.md#a-service-that-cannot-be-reached).
+      - An address that cannot be connected to (connection refused, unknown host name, connect timeout) is
+        tried for at most 6 seconds from its first failure, however many retries are left, so that a service
+        restarting for a few seconds is ridden out and a wrong address fails soon. The message names the
+        address and the number of attempts.
       - A TLS failure (untrusted, expired or misnamed certificate, refused handshake) is not retried.
       - Reads, updates and deletes are retried. A create (POST) is retried only when the service refused it
         with HTTP 429 or the connection could not be opened; otherwise the module looks the record up by
@@ -60,11 +62,12 @@ options:
       - The account's time zone, an IANA name such as V(UTC), V(Europe/Berlin) or V(America/New_York); the service
         reads the times it is sent in this zone and returns UTC ones.
       - If not set, the environment variable E(UPTIME_ACCOUNT_TIMEZONE) is used, else a task that sends or compares a
-        timestamp reads the zone once from the service (one more request).
+        timestamp reads the zone once from the service (one more request; an account that never set a zone is taken
+        to be in UTC). Tasks without timestamps need no zone.
       - A timestamp that the service stored at another instant than the one intended (a wrong zone) fails the task,
         naming both instants and the zone; a time in the hour repeated when daylight saving time ends is refused.
       - See L(docs/timezones.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/timezones.md)
-        for the details (an account without a zone, what the check costs, the repeated hour).
+        for the details (the instance's default zone, what the check costs, the repeated hour).
     type: str
 requirements:
   - requests
