@@ -52,8 +52,8 @@ options:
     type: int
   status:
     description:
-      - Only monitors with one of these statuses, as the service reports them (C(paused) for a paused monitor whatever
-        its checks, C(maintenance) inside its maintenance window); one status, or a list.
+      - Only monitors with one of these statuses, as the service reports them (V(paused) for a paused monitor whatever
+        its checks, V(maintenance) inside its maintenance window); one status, or a list.
       - The service cannot list monitors by status, so the filter is applied here to what the list returns, with the
         other filters; every page is still read (one request per O(per_page) monitors), until O(limit) monitors are
         kept. By default, monitors of every status.
