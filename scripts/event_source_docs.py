@@ -76,11 +76,16 @@ def main(collection, reference):
     text, summary = page(open(f'{collection}/extensions/eda/plugins/event_source/events.py', encoding='utf-8').read(), version)
     with open(f'{reference}/events_event_source.rst', 'w', encoding='utf-8') as handle:
         handle.write(text)
-    with open(f'{reference}/index.rst', 'a', encoding='utf-8') as handle:
-        handle.write(f'\n.. _event_source_plugins_in_uptime.monitoring:\n\nEvent Sources\n~~~~~~~~~~~~~\n\n'
-                     f'* :ref:`events event source <{get_plugin_ref(FQCN, TYPE)}>` -- {summary}\n\n'
-                     '.. toctree::\n    :maxdepth: 1\n    :hidden:\n\n    events_event_source\n')
-
+    section_text = (f'.. _event_source_plugins_in_uptime.monitoring:\n\nEvent Sources\n~~~~~~~~~~~~~\n\n'
+                    f'* :ref:`events event source <{get_plugin_ref(FQCN, TYPE)}>` -- {summary}\n\n'
+                    '.. toctree::\n    :maxdepth: 1\n    :hidden:\n\n    events_event_source\n\n')
+    with open(f'{reference}/index.rst', encoding='utf-8') as handle:
+        index = handle.read()
+    # A plugin type of the Plugin Index: before the Role Index when there is one, else at the end.
+    anchor = index.find('.. _role_plugins_in_uptime.monitoring:')
+    index = index[:anchor] + section_text + index[anchor:] if anchor >= 0 else index.rstrip('\n') + '\n\n' + section_text
+    with open(f'{reference}/index.rst', 'w', encoding='utf-8') as handle:
+        handle.write(index.rstrip('\n') + '\n')
 
 if __name__ == '__main__':
     main(*sys.argv[1:])
