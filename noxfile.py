@@ -177,6 +177,7 @@ def docs(session):
     session.run('antsibull-docs', 'collection', '--use-current', '--squash-hierarchy', '--fail-on-error',
                 '--no-add-antsibull-docs-version', '--dest-dir', reference, 'uptime.monitoring', silent=True,
                 env={'ANSIBLE_COLLECTIONS_PATH': staged.rsplit('/ansible_collections/', 1)[0]})
+    session.run('python', f'{ROOT}/scripts/event_source_docs.py', staged, reference)  # antsibull-docs knows no event sources
     version = re.search(r'^version: *(\S+)', open(f'{ROOT}/galaxy.yml', encoding='utf-8').read(), re.M).group(1)
     with session.chdir(staged):
         released = f'\n  {version}:' in open('changelogs/changelog.yaml', encoding='utf-8').read()

@@ -59,22 +59,15 @@ options:
     default: 5
   account_timezone:
     description:
-      - The account's time zone, an IANA name such as V(UTC), V(Europe/Berlin) or V(America/New_York).
-      - The service reads every timestamp it is sent in the account's time zone and returns timestamps in UTC.
-        The modules hold instants, and send each as the account's local time.
-      - If not set, the environment variable E(UPTIME_ACCOUNT_TIMEZONE) is used; if that is not set either, a task that
-        sends or compares a timestamp reads the zone once from the service (C(GET /api/v1/account)), one more
-        request. An account that never set a zone reports none and uses the instance's default, taken to be UTC.
-        Tasks without timestamps send no extra request.
-      - A wrong zone does not go unnoticed. After a write, a timestamp the service stored at another instant than
-        the one intended fails the task, naming both instants and the zone used. A create that sent timestamps in
-        a zone given here reads the record back to check them, one more request.
-      - When daylight saving time ends, an hour of local times occurs twice and the service reads such a time as the
-        first. An instant you give in the second occurrence cannot be sent; the task refuses it before any write. A
-        time the task chooses itself (now, when an incident is opened, acknowledged or resolved without a time) is
-        then sent as the last second before the second occurrence, the latest time the service can be sent; when
-        that time does not fit (an incident that itself began in the second occurrence cannot end before it), the
-        task fails before any write, saying from when it can run.
+      - The account's time zone, an IANA name such as V(UTC), V(Europe/Berlin) or V(America/New_York); the service
+        reads the times it is sent in this zone and returns UTC ones.
+      - If not set, the environment variable E(UPTIME_ACCOUNT_TIMEZONE) is used, else a task that sends or compares a
+        timestamp reads the zone once from the service (one more request; an account that never set a zone is taken
+        to be in UTC). Tasks without timestamps need no zone.
+      - A timestamp that the service stored at another instant than the one intended (a wrong zone) fails the task,
+        naming both instants and the zone; a time in the hour repeated when daylight saving time ends is refused.
+      - See L(docs/timezones.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/timezones.md)
+        for the details (the instance's default zone, what the check costs, the repeated hour).
     type: str
 requirements:
   - requests

@@ -167,6 +167,7 @@ class MonitorResource(Resource):
         search_by=dict(type='str', choices=['name', 'url']),
         status_page_id=dict(type='int'),
         sort_by=dict(type='str', choices=['id', 'name', 'url']),
+        status=dict(type='list', elements='str', choices=STATUSES),
     )
     lookup_options = dict(name=dict(type='str'), export=dict(type='bool', default=False),
                           reveal_secrets=dict(type='bool', default=False))
@@ -243,6 +244,11 @@ class MonitorResource(Resource):
 
     def narrow(self, client, lookups, query):
         return [self.find_by_name(client, to_text(lookups['name']))] if lookups.get('name') is not None else None
+
+    def list_test(self, query, order):
+        """The service cannot list monitors by status: those of ``status`` are kept as the list gives them."""
+        statuses = query.pop('status', None)
+        return ((lambda record: record.get('status') in statuses), None) if statuses else None
 
     def check_lookups(self, lookups):
         if lookups.get('reveal_secrets') and not lookups.get('export'):

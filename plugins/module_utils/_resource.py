@@ -124,6 +124,12 @@ class Resource:
         """For an info task: the records a lookup option finds, or None to list with ``query`` (narrowed here)."""
         return None
 
+    def list_test(self, query, order):
+        """For an info task, a filter of ``query`` that the service's list lacks, taken out of ``query``: ``(keep, past)``,
+        whether to keep a listed record and whether, in ``order`` (``(sort_by, descending)``), no record to keep can
+        follow it (None when it cannot tell); None when ``query`` asks no such filter."""
+        return None
+
     def check_lookups(self, lookups):
         """Refuse lookup options that do not go together, before any request."""
 

@@ -41,7 +41,8 @@ def info_argument_spec(resource):
 
 
 class TimeBounds:
-    """The time bounds of an info task, checked before any request, applied to each record while paging."""
+    """The time bounds of an info task, checked before any request, applied to each record while paging; with them the
+    filters the service's list lacks (see :meth:`Resource.list_test`)."""
 
     def __init__(self, resource, params, query, zone=None):
         self.schema = resource.schema
@@ -56,6 +57,7 @@ class TimeBounds:
         default_sort_by, default_sort = resource.default_order
         self.sort_by = query.get('sort_by') or default_sort_by
         self.descending = (query.get('sort') or default_sort) == 'desc'
+        self.keep, self.past = resource.list_test(query, (self.sort_by, self.descending)) or (None, None)
 
     @staticmethod
     def _refuse_inverted(bounds, same_kind=False):
@@ -72,7 +74,10 @@ class TimeBounds:
         return None if value is MISSING else value
 
     def admit(self, record):
-        """Whether ``record`` lies within every bound (a record without the bounded time does not)."""
+        """Whether ``record`` lies within every bound (a record without the bounded time does not) and passes the
+        filters."""
+        if self.keep is not None and not self.keep(record):
+            return False
         for field, side, instant, dummy in self.bounds:
             value = self._value(record, field)
             if value is None or (value < instant if side == 'since' else value > instant):
@@ -80,7 +85,9 @@ class TimeBounds:
         return True
 
     def passed(self, record):
-        """Whether the list, in its order, has passed a bound: no later record can lie within it."""
+        """Whether the list, in its order, has passed a bound or a filter: no later record can lie within it."""
+        if self.past is not None and self.past(record):
+            return True
         for field, side, instant, dummy in self.bounds:
             if field != self.sort_by or side != ('since' if self.descending else 'until'):
                 continue

@@ -54,9 +54,13 @@ options:
   status:
     description:
       - Only incidents with this status. V(unresolved) is neither acknowledged nor ended, V(acknowledged) is
-        acknowledged and not ended, V(resolved) is ended.
+        acknowledged and not ended, V(resolved) is ended, V(ongoing) is not ended (unresolved or acknowledged).
+      - The service filters by the first three. It has no filter for V(ongoing), which is applied here to what the list
+        returns. In the default order (O(sort_by=ended_at), O(sort=desc)) the service lists the ongoing incidents
+        first, so reading stops at the first ended one (one request, and one more per O(per_page) ongoing
+        incidents); in any other order every page is read.
     type: str
-    choices: [unresolved, acknowledged, resolved]
+    choices: [unresolved, acknowledged, resolved, ongoing]
   sort_by:
     description:
       - Sort key. The service's default is V(ended_at), with ongoing incidents first in descending order.
@@ -107,6 +111,18 @@ EXAMPLES = r'''
 - name: Every incident of the account
   uptime.monitoring.incident_info:
   register: all_incidents
+
+- name: What is down? The ongoing incidents, acknowledged or not (reading stops at the first ended one)
+  uptime.monitoring.incident_info:
+    status: ongoing
+  register: ongoing
+
+- name: Say what is down, since when and why
+  ansible.builtin.debug:
+    msg: "{{ item.monitor_name }} since {{ item.started_at }} ({{ item.cause }}), {{ item.status }}"
+  loop: "{{ ongoing.incidents }}"
+  loop_control:
+    label: "{{ item.id }}"
 
 - name: Ongoing incidents not acknowledged yet
   uptime.monitoring.incident_info:

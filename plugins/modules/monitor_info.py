@@ -50,6 +50,16 @@ options:
     description:
       - Only monitors of this status page.
     type: int
+  status:
+    description:
+      - Only monitors with one of these statuses, as the service reports them (V(paused) for a paused monitor whatever
+        its checks, V(maintenance) inside its maintenance window); one status, or a list.
+      - The service cannot list monitors by status, so the filter is applied here to what the list returns, with the
+        other filters; every page is still read (one request per O(per_page) monitors), until O(limit) monitors are
+        kept. By default, monitors of every status.
+    type: list
+    elements: str
+    choices: [pending, online, offline, paused, maintenance]
   sort_by:
     description:
       - Sort key; V(id) sorts by creation. The service's default is V(id).
@@ -98,6 +108,17 @@ EXAMPLES = r'''
     sort: asc
   register: example_monitors
 
+- name: What is down? The offline monitors, by name
+  uptime.monitoring.monitor_info:
+    status: offline
+    sort_by: name
+    sort: asc
+  register: down
+
+- name: Say what is down
+  ansible.builtin.debug:
+    msg: "{{ down.monitors | map(attribute='name') | join(', ') or 'Nothing is down.' }}"
+
 - name: One monitor by exact name
   uptime.monitoring.monitor_info:
     name: shop
@@ -117,9 +138,9 @@ EXAMPLES = r'''
 RETURN = r'''
 monitors:
   description:
-    - The monitors, normalised as the result of M(uptime.monitoring.monitor), secrets masked (the password,
-      sensitive header values, webhook alert URLs but for their scheme and host, telegram alert values, and the
-      password and secret query values of the monitored URL).
+    - The monitors (of O(status), when given), normalised as the result of M(uptime.monitoring.monitor), secrets
+      masked (the password, sensitive header values, webhook alert URLs but for their scheme and host, telegram alert
+      values, and the password and secret query values of the monitored URL).
     - Other read-only keys a deployment returns are passed through as they come; those whose name looks
       secret (token, key, secret...) are masked.
   returned: always

@@ -125,15 +125,19 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playgrounds):
     emulator = Emulator(exports['UPTIME_API_URL'], api_keys=(DEMO_KEY, SECOND_KEY))
     assert zones(emulator) == {DEMO_KEY: None, SECOND_KEY: SECOND_ZONE}
 
-    # Every example as printed: ansible-doc, the demo kept in the first account, ansible-inventory over it, the demo
-    # in the second account (which removes its own monitors), and a time zone set with control.py.
+    # Every example as printed: ansible-doc, the demo kept in the first account, a monitor of it taken offline with
+    # control.py and found by monitor_info, ansible-inventory over it, the demo in the second account (which removes its
+    # own monitors), and a time zone set with control.py.
     assert [example.split()[0] for example in examples] == [
-        'ansible-doc', 'ansible-playbook', 'ansible-inventory', 'UPTIME_API_KEY=%s' % SECOND_KEY, 'python']
-    output = paste_and_run(paste, [examples[0], examples[1], examples[2] + ' >inventory-graph.txt', examples[3],
-                                   examples[4], 'cat inventory-graph.txt', 'rm inventory-graph.txt'])
+        'ansible-doc', 'ansible-playbook', 'python', 'ansible', 'ansible-inventory', 'UPTIME_API_KEY=%s' % SECOND_KEY, 'python']
+    output = paste_and_run(paste, examples[:4] + [examples[4] + ' >inventory-graph.txt', examples[5], examples[6],
+                                                  'cat inventory-graph.txt', 'rm inventory-graph.txt'])
     assert os.path.join('build', 'demo', 'collections', 'ansible_collections', 'uptime', 'monitoring') in output
+    down = json.loads(re.search(r'^localhost \| SUCCESS => (\{.*?^\})$', output, re.M | re.S).group(1))
+    assert [monitor['name'] for monitor in down['monitors']] == ['demo-api'], output
     graph = output[output.index('@all:'):]
-    for host in ('shop.example.com', 'api.example.com', 'blog.example.com'):
+    assert re.search(r'@uptime_offline:\n\W*api\.example\.com\n', graph), graph
+    for host in ('shop.example.com', 'blog.example.com'):
         assert host in graph
     names = {key: sorted(monitor['name'] for monitor in emulator.api('GET', '/api/v1/monitors', api_key=key).json['data'])
              for key in (DEMO_KEY, SECOND_KEY)}
@@ -145,8 +149,8 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playgrounds):
     # nothing. (By default it removes them: the second account's example above left no monitor.)
     incidents = emulator.api('GET', '/api/v1/incidents').json['data']
     assert [(incident['monitor']['name'], incident['status'], incident['cause']) for incident in incidents] == [
-        ('demo-shop', 'resolved', 'Checkout answers 502')]
-    assert APPENDED.fullmatch(incidents[0]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[0]
+        ('demo-api', 'unresolved', 'HTTP 503'), ('demo-shop', 'resolved', 'Checkout answers 502')]
+    assert APPENDED.fullmatch(incidents[1]['comment']).groups() == ('On it', 'Upstream restarted'), incidents[1]
     emulator.clear_log()
     assert_changed_nothing(PlaybookRun(examples[1], 0, paste_and_run(paste, [examples[1]])))
     assert emulator.writes() == []

@@ -210,7 +210,7 @@ DEPLOY_TASKS = '''\
 
 
 def collection_playbooks(run, block):
-    """The playbooks run as the README shows, in a directory with the ``inventory`` (group webservers) and the
+    """The playbooks run as docs/playbooks.md shows, in a directory with the ``inventory`` (group webservers) and the
     ``deploy.yml`` they name, against an account with an ongoing incident of the monitor shop."""
     shop = create_monitor(run.emulator, 'shop', url='https://shop.example.com/health')
     create_incident(run.emulator, shop['id'], stamp(600), cause='Timeout')
@@ -220,11 +220,13 @@ def collection_playbooks(run, block):
     monitors = monitors_by_name(run.emulator)
     assert sorted(monitors) == ['shop', 'web1.example.com', 'web2.example.com']
     assert not any(monitor['status'] == 'paused' for monitor in monitors.values())  # the deploy put them back
-    assert output.count('deployed') >= 2, output
+    assert output.count('deployed') >= 2 and 'No inventory was parsed' not in output and 'hosts list is empty' not in output, output
     assert [incident['status'] for incident in incident_of(run.emulator, 'shop')] == ['resolved']
     with open(os.path.join(run.workdir, 'account.yml'), encoding='utf-8') as handle:
         exported = yaml.safe_load(handle)
     assert sorted(monitor['name'] for monitor in exported['uptime_monitors']) == sorted(monitors)
+    specs = yaml.safe_load(read('roles/playbooks/meta/argument_specs.yml'))['argument_specs'].values()  # and its tables name every variable
+    assert set(re.findall(r'^\| `(\w+)` \|', read('docs/playbooks.md'), re.M)) == {name for spec in specs for name in spec['options']}
 
 
 # -- the development workflow -------------------------------------------------------------------------------------
@@ -618,7 +620,7 @@ CLAIMS = [
     Claim('README.md', '- name: Keep the shop monitored', example(run_playbook_block, expect_monitors={
         'shop': {'url': 'https://shop.example.com/health', 'interval': 60}, 'blog': {'interval': 300}})),
     Claim('README.md', '- hosts: localhost', example(run_playbook_block, expect_monitors={'home page': {'url': 'https://www.example.com/'}})),
-    Claim('README.md', 'ansible-playbook -i inventory uptime.monitoring.monitor_hosts -e uptime_hosts=webservers',
+    Claim('docs/playbooks.md', 'ansible-playbook -i inventory uptime.monitoring.monitor_hosts -e uptime_hosts=webservers',
           collection_playbooks),
     Claim('README.md', './scripts/demo.sh', ci_commands),
     Claim('CONTRIBUTING.md', './scripts/demo.sh', ci_commands),

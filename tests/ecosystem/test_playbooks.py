@@ -97,14 +97,15 @@ def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
     assert sorted(monitors_by_name(emulator)) == ['web2.example.com', 'web3']
 
 
-@pytest.mark.parametrize('playbook, arguments, message', [
+@pytest.mark.parametrize('playbook, arguments, message', [  # the hosts keyword; the argument spec on entry; an assert
     ('monitor_hosts', (), 'uptime_hosts is required'),
     ('rolling_deploy', (), 'deploy_hosts is required'),
-    ('rolling_deploy', ('-e', 'deploy_hosts=webservers', '-e', 'uptime_deploy_mode=silence'),
-     'uptime_deploy_mode must be pause or maintenance'),
-    ('respond_to_incident', ('-e', 'uptime_incident_action=close'), 'Set uptime_monitor (or uptime_incident_id)'),
-    ('import_account', ('-e', 'uptime_import_state=everything'), 'Set uptime_import_file'),
-    ('acknowledge_incident', ('-e', 'uptime_monitor_id=shop'), 'set uptime_monitor_id to the id of a monitor (got shop)'),
+    ('rolling_deploy', ('-e', 'deploy_hosts=all', '-e', 'uptime_deploy_mode=off'), 'uptime_deploy_mode must be one of: pause, maintenance, got: off'),
+    ('health_check', ('-e', 'uptime_health_hosts=all', '-e', 'uptime_health_statuses=up'), 'uptime_health_statuses must be one or more of: pending, online'),
+    ('respond_to_incident', ('-e', 'uptime_monitor=shop', '-e', 'uptime_incident_action=close'), 'uptime_incident_action must be one of: acknowledge, resolve'),
+    ('respond_to_incident', (), "Set uptime_monitor (the monitor's name) or uptime_incident_id"),
+    ('import_account', ('-e', 'uptime_import_state=merged'), 'missing required arguments: uptime_import_file'),
+    ('acknowledge_incident', ('-e', 'uptime_monitor_id=shop'), "'uptime_monitor_id' is of type str and we were unable to convert to int"),
 ])
 def test_a_playbook_refuses_what_it_cannot_do_before_any_request(ansible, emulator, playbook, arguments, message):
     inventory = ansible.write('inventory.ini', INVENTORY)

@@ -1,5 +1,5 @@
 """Start, drive and inspect the phpUptime emulator from tests (``Emulator``) or from a shell
-(``python tests/emulator/control.py reset|log|fault|rate-limit|timezone|clock --url URL``; see README.md).
+(``python tests/emulator/control.py reset|log|fault|rate-limit|timezone|clock|status --url URL``; see README.md).
 
     with Emulator.start() as emu:
         emu.api('POST', '/api/v1/monitors', data={'name': 'web', ...})
@@ -249,8 +249,23 @@ class Emulator:
         return self._control('POST', path, dict(payload, api_key=self.api_keys[0] if api_key is None else api_key))
 
     def check(self, monitor_id, status, api_key=None, cause=None):
-        """Play the service's checker: ``monitor_id`` goes ``online`` or ``offline`` (an incident opens or ends)."""
+        """Play the service's checker: ``monitor_id`` goes ``online`` or ``offline`` (an incident opens or ends), or ``pending``."""
         return self._for_account('/check', api_key, monitor_id=monitor_id, status=status, cause=cause)
+
+    def monitor_id(self, monitor, api_key=None):
+        """The id of the monitor named exactly ``monitor`` (read from the API's list), else ``monitor`` as an id."""
+        url, query = '/api/v1/monitors', {'search': monitor.strip(), 'search_by': 'name', 'per_page': 100}
+        while url:
+            answer = self.api('GET', url, api_key=api_key, params=query)
+            if answer.status != 200:
+                raise RuntimeError('the monitor list failed: %s' % answer.text)
+            named = [record['id'] for record in answer.json['data'] if record['name'] == monitor.strip()]
+            if named:
+                return named[0]
+            url, query = answer.json['links']['next'], None
+        if monitor.isdigit():
+            return int(monitor)
+        raise RuntimeError('no monitor is named %r' % monitor)
 
     def seed(self, monitors, offline=0, resolved=0, api_key=None):
         """Insert ``monitors`` monitors at once (``offline`` of them with an ongoing incident, ``resolved`` with a
@@ -315,6 +330,11 @@ def main(argv=None):
     zone.add_argument('zone', metavar='ZONE', help='an IANA name such as America/New_York, or "default" for the instance default (UTC)')
     clock = commands.add_parser('clock', parents=[common], help='run the service\'s clock off the real one')
     clock.add_argument('offset', type=int, help='seconds ahead of the real clock (negative: behind; 0: the real one)')
+    status = commands.add_parser('status', parents=[common], help='set a monitor\'s status as the service\'s checker does')
+    status.add_argument('monitor', metavar='MONITOR', help='its name, or its id')
+    status.add_argument('status', choices=('pending', 'online', 'offline'))
+    status.add_argument('--key', default=os.environ.get('UPTIME_API_KEY', PRIMARY_KEY), help='the account\'s API key (default $UPTIME_API_KEY)')
+    status.add_argument('--cause', help='the cause of the incident that going offline opens (default HTTP 500)')
     args = parser.parse_args(argv)
 
     emulator = Emulator(args.url)
@@ -327,6 +347,9 @@ def main(argv=None):
         'rate-limit': lambda: emulator.rate_limit(args.per_minute, args.window_seconds),
         'timezone': lambda: emulator.timezone(None if args.zone == 'default' else args.zone, api_key=args.api_key),
         'clock': lambda: emulator.clock(args.offset),
+        'status': lambda: {key: value for key, value in emulator.check(emulator.monitor_id(args.monitor, args.key), args.status,
+                                                                       args.key, args.cause).items()
+                           if key in ('id', 'name', 'status', 'started_at')},
     }[args.command]
     try:
         answer = run()

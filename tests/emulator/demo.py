@@ -103,7 +103,7 @@ def where_things_are(tarball):
         '  virtualenv   %s (ansible-core and requests; nox session demo)' % relative(os.path.dirname(VENV_BIN)),
         '  collection   %s (%s, built from the work tree)' % (relative(COLLECTIONS), tarball),
         '  playbooks    playbooks/ (the demo: %s)' % PLAYBOOK,
-        '  emulator     tests/emulator/README.md (control.py: reset, log, faults, time zones)',
+        '  emulator     tests/emulator/README.md (control.py: monitor status, reset, log, faults, time zones)',
     ))
 
 
@@ -145,6 +145,8 @@ def serve(host, port):
         print('\nThen, for example:\n'
               '  ansible-doc uptime.monitoring.monitor\n'
               '  ansible-playbook -i %(inventory)s %(playbook)s -e demo_cleanup=false\n'
+              '  python tests/emulator/control.py status demo-api offline --cause "HTTP 503"   # as the checker; online, pending\n'
+              '  ansible -i %(inventory)s localhost -m uptime.monitoring.monitor_info -a status=offline   # what is down?\n'
               '  ansible-inventory -i %(monitors)s --graph\n'
               '  UPTIME_API_KEY=%(second)s ansible-playbook -i %(inventory)s %(playbook)s   # the other account\n'
               '  python tests/emulator/control.py timezone %(first)s Europe/Paris   # reset, log, fault...\n\n%(where)s'

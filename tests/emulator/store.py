@@ -660,8 +660,8 @@ class Store:
 
     def check_monitor(self, account_id, monitor_id, status, cause=None):
         """``POST /_emulator/check`` (see README.md): what the service's checker writes after a check."""
-        if status not in ('online', 'offline'):
-            raise ValueError('status must be online or offline')
+        if status not in ('pending', 'online', 'offline'):
+            raise ValueError('status must be pending, online or offline')
         if cause is not None and (not isinstance(cause, str) or len(cause) > 255):
             raise ValueError('cause must be a string of at most 255 characters')
         with self.lock, self._transaction():
@@ -673,10 +673,12 @@ class Store:
             if self._in_maintenance(row):
                 raise ValueError('a monitor in maintenance is not checked')
             flipped = row['status'] != status
-            token = "lower(hex(randomblob(16)))" if flipped else 'token'
+            # Pending is a monitor not checked (again) yet: no check time, no new token.
+            checked = "strftime('%Y-%m-%dT%H:%M:%S', 'now', clock_shift())" if status != 'pending' else 'checked_at'
+            token = "lower(hex(randomblob(16)))" if flipped and status != 'pending' else 'token'
             # SQLite's 'now' is one value for the whole statement, the trigger included: checked_at = started_at on a flip.
-            self.db.execute("UPDATE monitors SET status = ?, checked_at = strftime('%%Y-%%m-%%dT%%H:%%M:%%S', 'now', clock_shift()), token = %s"
-                            " WHERE id = ?" % token, (status, monitor_id))
+            self.db.execute("UPDATE monitors SET status = ?, checked_at = %s, token = %s WHERE id = ?" % (checked, token),
+                            (status, monitor_id))
             if flipped:
                 # The trigger took the moment from SQLite's clock; the incident must carry exactly that moment.
                 moment = self.db.execute('SELECT started_at FROM monitors WHERE id = ?', (monitor_id,)).fetchone()['started_at']

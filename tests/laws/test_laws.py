@@ -226,3 +226,30 @@ def test_isolation_by_name(emulator, connection, mode, seed, data, kind):
         untouched = [item for item in before[kind_] if (item.get('monitor') or item)['name'] in others or kind == 'overridden []']
         holds(all(item in after[kind_] for item in untouched), 'isolation by name (%s)' % kind_, mode=mode, held=held, task=task,
               result=out.result, lost=[item for item in untouched if item not in after[kind_]])
+
+
+@budget(30)
+@given(mode=MODES, monitors=START, seeded=st.tuples(st.integers(0, 12), st.integers(0, 12)), touched=st.booleans(),
+       statuses=st.lists(st.sampled_from(['pending', 'online', 'offline', 'paused', 'maintenance']), max_size=2), per_page=st.sampled_from([10, 25]),
+       by_start=st.booleans())
+def test_status_filters(emulator, connection, mode, monitors, seeded, touched, statuses, per_page, by_start):
+    """monitor_info's status keeps exactly the monitors the list shows in those statuses; incident_info's ongoing exactly the
+    incidents that have not ended, reading in the default order one page, and one more per per_page ongoing incidents."""
+    ids = start(emulator, mode, monitors, monitors[:1])
+    emulator.seed(sum(seeded), *seeded)
+    if touched and ids:  # a paused monitor, an acknowledged incident
+        emulator.api('PUT', '/api/v1/monitors/%d' % ids[-1], data={'pause': 1})
+        emulator.api('PUT', '/api/v1/incidents/1', data={'acknowledged_at': '2020-01-01T00:00:01'})
+    account = stored(emulator)
+    kept = run(connection, 'monitor_info', {'status': statuses})['monitors']
+    holds(sorted(each['id'] for each in kept) == [each['id'] for each in account['monitors'] if not statuses or each['status'] in statuses],
+          'monitor_info status', statuses=statuses, kept=kept, account=account['monitors'])
+    emulator.clear_log()
+    order = {'sort_by': 'started_at'} if by_start else {}
+    ongoing = run(connection, 'incident_info', dict(order, status='ongoing', per_page=per_page))['incidents']
+    expected = [each['id'] for each in account['incidents'] if each['ended_at'] is None]
+    pages = len([entry for entry in emulator.log() if entry['path'] == '/api/v1/incidents'])
+    every = max(1, -(-len(account['incidents']) // per_page))
+    needed = every if by_start else min(len(expected) // per_page + 1, every)  # up to the first ended one
+    holds(sorted(each['id'] for each in ongoing) == expected and pages == needed, 'incident_info ongoing', expected=expected,
+          ongoing=ongoing, pages=pages)

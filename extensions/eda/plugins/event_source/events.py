@@ -64,8 +64,8 @@ description:
     is reported within about O(sweep_period) plus O(interval) of when it happened (a monitor may wait one more sweep
     when monitors are deleted meanwhile, as the pages then shift). A status that comes and goes between two reads of
     its page (a pause of a few minutes) shows as the status after it, with C(flapped)."
-  - "Requests a minute, for N monitors: 60 / O(interval) polls, each reading the incidents and
-    C(ceil(N / 100) * interval / sweep_period) pages of the list on average, at least one; with the defaults, 2 up to
+  - "Requests a minute, for N monitors: 60 / O(interval) polls, each reading the incidents and C(N / 100) (rounded
+    up) times O(interval) / O(sweep_period) pages of the list on average, at least one; with the defaults, 2 up to
     1,500 monitors and about 8 for 10,000. An incident that was ongoing at the previous poll and is no longer listed
     (deleted, or back-dated) costs one request, at most 20 a poll."
   - "Budget: the service allows an account 120 requests a minute, shared with playbooks and people. Every answer
@@ -77,6 +77,9 @@ description:
     waits, and so do pauses, resumes and maintenance."
   - Needs the Python library C(requests), and the collection installed whole (the source uses its
     C(plugins/module_utils)). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
+requirements:
+  - ansible-rulebook
+  - requests
 options:
   api_url:
     description:
