@@ -56,7 +56,7 @@ description:
     or a 405 (O(api_url) is not the service's base address), a refused TLS handshake or certificate and invalid
     arguments stop the source with one message."
   - "What it reads, and what it costs: every poll reads the incidents (the ongoing ones, and those that ended within
-    O(lookback) of the newest end seen: usually one request, whatever the number of monitors). The service's checker
+    O(lookback) before the service's clock: usually one request, whatever the number of monitors). The service's checker
     opens an incident when a monitor goes offline and ends it when the monitor is back online, and each incident
     carries its monitor: so offline and online changes are reported by the next poll, at a cost that does not grow
     with the account. Pause, resume and maintenance show only on the monitors: the source reads the monitor list a
@@ -73,8 +73,15 @@ description:
     would leave fewer than O(reserve) (requests of others since are not seen). When the account is that busy, it
     logs one warning and reads less until the count is renewed, the incidents first, then the monitor list, and
     logs once when it reads at full pace again. What was not read is read by a later poll with requests to spare
-    (C(seen_at) says when): when the account leaves the source only enough for the incidents, the monitor list
-    waits, and so do pauses, resumes and maintenance."
+    (C(seen_at) says when). When the account leaves the source only enough for the incidents, once an
+    O(sweep_period) has passed without a page of the monitor list, a poll reads one page before the incidents (never
+    below the reserve): a whole sweep then takes C(N / 100) (rounded up) times O(sweep_period)."
+  - "What is news: a transition older than O(lookback) before the poll, by the service's clock, is never sent (an
+    import of past incidents, a long stop); within it, each is sent once, with C(late) when found after the fact. A
+    monitor created since the first sweep is reported when first seen C(paused) or C(maintenance) (C(previous_status)
+    null); a first C(online), C(pending) or C(offline) (which comes with its incident) is no status change. A record
+    the source cannot read is left out, with one warning naming its kind and id, and the other records' events are
+    sent; an ongoing incident it cannot read is not taken for deleted."
   - Needs the Python library C(requests), and the collection installed whole (the source uses its
     C(plugins/module_utils)). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
 requirements:
@@ -141,12 +148,11 @@ options:
     default: false
   lookback:
     description:
-      - Seconds below the newest incident end seen for which resolved incidents are still read and remembered.
-      - An incident opened and resolved between two polls is reported when its end is at most this much older than
-        the newest end the source has seen (a writer's clock that lags, an C(ended_at) given by hand). One that ends
-        further back is taken for history and not reported.
-      - A larger value reads more incidents per poll (those resolved within it), a smaller one risks missing
-        back-dated ends. V(0) reads only what ended after the newest end seen.
+      - Seconds before each poll, by the service's clock (the C(Date) of its answers), within which a transition is
+        news. An older one is history and never sent, whatever the list holds, such as incidents recorded with past
+        times (an import) or what happened long before a restart with O(state_file).
+      - A larger value reads more incidents per poll (those resolved within it). At least O(sweep_period) plus
+        O(interval), since a change the sweep of the monitor list finds may be that old.
     type: float
     default: 3600
   sweep_period:
@@ -176,15 +182,17 @@ notes:
     C(created_at), C(updated_at), C(monitor)), C(incident_id) (null for monitor events), C(existing) (true when sent
     by O(emit_existing)), C(flapped) (a monitor whose status changed away and back between two polls: the status in
     between was not seen), C(seen_at) (when the poll that found it began, UTC), C(late) (true when the transition
-    happened before the previous poll began, which did not read that part of the account: a pause, resume or
-    maintenance found by the sweep of the monitors; C(at) is the service's clock and C(seen_at) this machine's)
+    happened before the previous poll began, by the service's clock: found after the fact, as a pause found by the
+    sweep of the monitors or an incident recorded with past times; C(at) is the service's clock and C(seen_at) this
+    machine's)
     and C(api_url)."
   - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
     is not. A monitor that changes its status several times between two polls yields one event for its status now
     (with C(flapped) when that status equals the one seen before); poll more often than the checks run to see
     each change."
-  - "C(previous_status) is null for an event of O(emit_existing), and for a monitor that went offline before the
-    first sweep reached it (the incident does not say whether it was C(online) or C(pending))."
+  - "C(previous_status) is null for an event of O(emit_existing), for a monitor first seen C(paused) or
+    C(maintenance), and for a monitor that went offline before the first sweep reached it (the incident does not
+    say whether it was C(online) or C(pending))."
 """
 
 EXAMPLES = r"""
