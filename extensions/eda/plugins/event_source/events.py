@@ -503,6 +503,9 @@ class Tracker:
         if status == 'maintenance' or str(maintenance or '').startswith('after maintenance'):
             moment = '%s|%s' % (moment, maintenance)
         at = started_at if status != 'maintenance' else (maintenance or started_at)
+        if str(maintenance or '').startswith('after maintenance'):
+            # The window's end: a status that a window hid began before it (started_at), maybe long before.
+            at = view.get('maintenance_end_at') or self.now or at
         payload = {'type': 'monitor_status_changed', 'kind': 'monitor', 'status': status, 'previous_status': previous,
                    'at': at, 'monitor_id': view['id'], 'monitor_name': view.get('name'), 'incident_id': None,
                    'monitor': view, 'existing': existing, 'flapped': flapped, 'api_url': self.base_url}

@@ -269,11 +269,11 @@ def test_emit_existing_sends_what_is_ongoing_with_the_uuids_of_the_live_events(s
 
 def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(source):
     tracker = source['Tracker']('https://u.example')
-    online = monitor(1, 'online', T0, maintenance_start_at=T1)
+    online = monitor(1, 'online', T0, maintenance_start_at=T1, maintenance_end_at=T2)
     sweep(tracker, [dict(online, status='offline', started_at='2025-12-31T00:00:00Z')])
     events = sweep(tracker, [online]) + sweep(tracker, [dict(online, status='maintenance')]) + sweep(tracker, [online])
     assert [item[2:] for item in summary(events)] == [('offline', 'online'), ('online', 'maintenance'), ('maintenance', 'online')]
-    assert events[1]['uptime']['at'] == '2026-01-01T10:05:00Z'
+    assert [event['uptime']['at'] for event in events[1:]] == ['2026-01-01T10:05:00Z', '2026-01-01T10:09:00Z']  # the window
 
 
 class PagedClient:
