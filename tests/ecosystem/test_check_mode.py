@@ -33,6 +33,9 @@ PLAYBOOKS = {
     'health_check': lambda ids: ['-i', 'account.uptime.yml', '-e', 'uptime_health_acknowledge=true',
                                  '-e', 'uptime_health_timeout=1'],
 }
+# Failing on their playbooks' own logic, to be fixed there (issue 37): monitor_hosts says "checks" for a monitor it would
+# create; health_check's report reads the status of a request check mode skipped.
+KNOWN = {('monitor_hosts', 'empty'), ('monitor_hosts', 'full'), ('health_check', 'full')}
 ACCOUNTS = {
     'empty': lambda emulator: {},
     # Monitors of every status, an offline one with an ongoing incident, others with a resolved one.
@@ -42,7 +45,9 @@ ACCOUNTS = {
 
 @pytest.mark.parametrize('account', sorted(ACCOUNTS))
 @pytest.mark.parametrize('playbook', sorted(PLAYBOOKS))
-def test_check_mode_previews_the_real_run(ansible, emulator, playbook, account):
+def test_check_mode_previews_the_real_run(ansible, emulator, playbook, account, request):
+    if (playbook, account) in KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason='issue 37: fixed in the playbook'))
     ids = ACCOUNTS[account](emulator)
     ansible.write('hosts.ini', HOSTS)
     ansible.write('import.yml', IMPORT)
