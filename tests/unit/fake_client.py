@@ -184,6 +184,21 @@ def install(service, monkeypatch):
     return {'api_url': FAKE_URL, 'api_key': PRIMARY_KEY}
 
 
+class FakeTime:
+    """An injected clock and sleep: sleeping moves the clock and records the wait, nothing really waits."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.waits = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.waits.append(seconds)
+        self.now += seconds
+
+
 def stamp(seconds_ago=0):
     """The UTC time ``seconds_ago`` seconds ago as the service writes it."""
     moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)

@@ -14,28 +14,13 @@ import pytest
 from emulator.control import PRIMARY_KEY
 from emulator.pki import make_pki
 from emulator.transport import RecordingServer
-from fake_client import add_monitor
+from fake_client import FakeTime, add_monitor
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import (
     API_URL_HINT, UNREACHABLE_BUDGET, USER_AGENT, RateLimit, UptimeApiError, UptimeClient, origin, transport_warnings)
 
 MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60',
            'request_method': 'GET', 'alert_condition': 'url_unavailable'}
-
-
-class FakeTime:
-    """An injected clock and sleep: sleeping moves the clock and records the wait, nothing really waits."""
-
-    def __init__(self):
-        self.now = 1000.0
-        self.waits = []
-
-    def clock(self):
-        return self.now
-
-    def sleep(self, seconds):
-        self.waits.append(seconds)
-        self.now += seconds
 
 
 def make_client(url, key=PRIMARY_KEY, **options):

@@ -302,15 +302,6 @@ def test_an_unknown_id_and_a_refusal_the_pre_check_missed_come_back_readable(ser
     assert [entry['method'] for entry in service.log()] == ['GET', 'POST', 'GET']
 
 
-def test_a_lost_post_answer_is_looked_up_not_sent_again(service, client, monitor_id):
-    service.fault('drop', method='POST', path='/api/v1/incidents', when='after')
-    created, log, writes = run(service, client, monitor_id=monitor_id, started_at=T10, cause='db')
-    assert created['changed'] and created['incident']['cause'] == 'db' and created['incident']['id']
-    assert [entry['method'] for entry in writes] == ['POST']
-    assert [(entry['method'], entry['fault']) for entry in log][1:3] == [('POST', 'drop'), ('GET', None)]
-    assert len(service.api('GET', '/api/v1/incidents').json['data']) == 1
-
-
 def test_absent_by_each_identity(service, client, monitor_id):
     first = open_incident(service, monitor_id, T10, ended_at='2026-01-01T10:30:00')
     ongoing = open_incident(service, monitor_id, '2026-01-02T10:00:00')
