@@ -6,12 +6,9 @@ log, quirks and rate limit) in this process and answers a request through the em
 ``emulator.control.Emulator`` offers the tests (``log``, ``writes``, ``fault``, ``timezone``, ``quirks``, ``seed``,
 ``records``, ``api``...).
 
-``FakeClient`` is ``UptimeClient`` with its one send replaced by a call to the ``FakeService``: its public methods
-(``get``, ``get_or_none``, ``create``, ``update``, ``delete``, ``iter_pages``, ``read_page``, ``list``, ``request``,
-``redact``, ``api_url_hint``, ``rate_limit``, ``service_date``, ``request_count``) and its reading of answers (errors,
-retries, paging) are the client's, never a second copy. The client's transport (sockets, TLS, timeouts) is tested
-against a real server in ``test_client.py``. ``install(service, monkeypatch)`` makes every client a module
-or plugin connects (``_connection.connect``) a ``FakeClient`` of ``service``.
+``FakeClient`` is ``UptimeClient`` with its one send replaced by a call to the ``FakeService``: all else is the
+client's, never a second copy (its transport is tested against a real server in ``test_client.py``).
+``install(service, monkeypatch)`` makes every client a module or plugin connects a ``FakeClient`` of ``service``.
 """
 
 from __future__ import annotations
@@ -45,8 +42,6 @@ class FakeAnswer:
 
 
 class FakeService(Emulator):
-    """The emulator's rules and test controls, in this process."""
-
     def __init__(self, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,)):
         super().__init__(FAKE_URL, api_keys=api_keys)
         self.state = server.Emulator(Store(), api_keys, no_api_keys)
@@ -200,7 +195,6 @@ class FakeTime:
 
 
 def stamp(seconds_ago=0):
-    """The UTC time ``seconds_ago`` seconds ago as the service writes it."""
     moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
     return moment.strftime('%Y-%m-%dT%H:%M:%S')
 
