@@ -53,8 +53,6 @@ def fixed(changes, before=None):
                                               'ended_at': T11, 'cause': 'a'}, 'incident 5')
 
 
-# -- values alone -----------------------------------------------------------
-
 @pytest.mark.parametrize('values, expected', [
     ({}, 'unresolved'), ({'acknowledged_at': T10}, 'acknowledged'), ({'ended_at': T10}, 'resolved'),
     ({'acknowledged_at': T10, 'ended_at': T11}, 'resolved'),
@@ -123,8 +121,6 @@ def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
     view = INCIDENTS.view({'monitor_id': 4, 'started_at': T10}, None, IncidentLookup(None, 4, service_record()['monitor']))
     assert view['id'] is None and view['monitor_name'] == 'shop' and view['monitor']['request_auth_password'] == MASK
 
-
-# -- identity and writes against the service ---------------------------------
 
 @pytest.fixture
 def client(service):

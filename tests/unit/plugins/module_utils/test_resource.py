@@ -103,8 +103,6 @@ def test_diff_of_webhook_alerts_keeps_the_host_and_says_what_changed():
     assert MONITOR.differences({'alerts': after['alerts']}, before) == {'alerts': after['alerts']}
 
 
-# -- rules derived from the field descriptions ----------------------------------
-
 SCHEMA = Schema([
     Field('name', required=True, min_length=1, max_length=8),
     Field('size', 'int', default=0),
