@@ -21,7 +21,7 @@ from email.utils import formatdate
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from emulator import server
-from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, ApiResponse, Emulator
 from emulator.store import Store
 from requests.structures import CaseInsensitiveDict
 
@@ -104,7 +104,7 @@ class FakeService(Emulator):
         url = path if path.startswith('http') else self.url + '/' + path.lstrip('/')
         form = _client.encode_form(data) if isinstance(data, dict) else data
         answer = self.answer(method.upper(), url, params, form, request_headers)
-        return ApiAnswer(answer.status_code, answer.headers, answer.content.decode('utf-8'))
+        return ApiResponse(answer.status_code, answer.headers, answer.content.decode('utf-8'))
 
     def _control(self, method, path, payload=None):
         body = json.dumps(payload) if payload is not None else ''
@@ -116,17 +116,6 @@ class FakeService(Emulator):
 
     def wait_idle(self, timeout=5.0, requests=0):
         return True
-
-
-class ApiAnswer:
-    """``emulator.control.ApiResponse``'s shape: ``status``, ``headers``, ``text``, ``json``."""
-
-    def __init__(self, status, headers, text):
-        self.status, self.headers, self.text = status, headers, text
-
-    @property
-    def json(self):
-        return json.loads(self.text)
 
 
 def _fault_response(fault, response):

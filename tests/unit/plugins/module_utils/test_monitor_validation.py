@@ -99,8 +99,10 @@ SERVICE_RECORD = {
 }
 
 
-def test_public_view_normalises_and_masks():
-    view = public_view(SERVICE_RECORD)
+def test_public_view_normalises_masks_and_passes_other_read_only_facts_secret_looking_ones_masked():
+    view = public_view(dict(SERVICE_RECORD, user_id=3, uptime_percentage='99.9', heartbeat_token='tok-123'))
+    assert view['user_id'] == 3 and view['uptime_percentage'] == '99.9' and view['heartbeat_token'] == MASK
+    assert 'pause' not in view and 'tok-123' not in repr(view)
     assert view['id'] == 12 and view['interval'] == 300 and view['ssl_alert_days'] == 14
     assert view['cache_buster'] is True and view['paused'] is True and view['status'] == 'paused'
     assert view['created_at'] == '2026-01-01T00:00:00Z' and view['updated_at'] == '2026-01-02T00:00:00Z'
@@ -197,10 +199,3 @@ def test_find_by_name_takes_the_exact_name_only(pages, name, found, search):
     client = FakePages(pages)
     assert (MONITORS.find_by_name(client, name) or {}).get('id') == found
     assert client.queries == [('/api/v1/monitors', {'search': search, 'search_by': 'name', 'per_page': 100})]
-
-
-def test_other_read_only_facts_pass_through_and_secret_looking_ones_are_masked():
-    view = public_view(dict(SERVICE_RECORD, user_id=3, uptime_percentage='99.9', heartbeat_token='tok-123'))
-    assert view['user_id'] == 3 and view['uptime_percentage'] == '99.9'
-    assert view['heartbeat_token'] == MASK
-    assert 'pause' not in view and 'tok-123' not in repr(view)

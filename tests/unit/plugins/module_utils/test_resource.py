@@ -80,9 +80,7 @@ def test_masking_and_diff_of_secrets():
                               'request_headers': [{'key': 'X-Api-Key', 'value': 'k1'}, {'key': 'Accept', 'value': 'a'}]})
     after = dict(before, request_auth_password='new-secret',
                  request_headers=[{'key': 'X-Api-Key', 'value': 'k2'}, {'key': 'Accept', 'value': 'a'}])
-    shown_before, shown_after = MONITOR.diff(before, after, ['request_auth_password', 'request_headers'])
-    assert shown_before['request_auth_password'] == MASK
-    assert shown_after['request_auth_password'] == MASK + ' (changed)'
+    shown_before, shown_after = MONITOR.diff(before, after, ['request_auth_password', 'request_headers'])  # the password: test_secrets.py
     assert shown_after['request_headers'][0]['value'] == MASK + ' (changed)'
     assert shown_after['request_headers'][1] == {'key': 'Accept', 'value': 'a'}
 
