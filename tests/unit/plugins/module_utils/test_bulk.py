@@ -114,7 +114,6 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
 
 
 @pytest.mark.parametrize('state, config, records, expected', [
-    ('replaced', [web('shop')], [record(1, 'shop')], {'shop': 'none'}),  # already at its defaults
     # As the service stores a monitor created without them: 0 and null both mean "no alert".
     ('overridden', [web('shop')], [record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)],
      {'shop': 'none'}),
@@ -294,6 +293,7 @@ def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_d
     assert requests_by_method(service) == {'GET': 1}
     planned = run(service, 'deleted', None, check_mode=True)
     assert planned['summary']['deleted'] == 3 and 'would delete every monitor of the account: 3' in planned['msg']
+    assert planned['diff']['after_header'] == 'planned changes (check mode: nothing was written)'
     assert service.writes() == []
     done = run(service, 'deleted', None)
     assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
