@@ -35,9 +35,6 @@ def show(service, kind, record_id, api_key=None):
     return response.json['data']
 
 
-# Errors ----------------------------------------------------------------------------------------------
-
-
 def test_validation_errors_are_keyed_by_field(service):
     create_monitor(service, 'taken')
     form = {
@@ -102,9 +99,6 @@ def test_other_accounts_records_are_not_found(service):
     assert show(service, 'monitors', foreign, api_key=OTHER_KEY)['name'] == 'web'
 
 
-# Pause ------------------------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize('value, status', [
     ('1', 'paused'), ('false', 'paused'), ('yes', 'paused'), ('true', 'paused'), ('0', 'online'), ('', 'online'),
 ])
@@ -114,9 +108,6 @@ def test_pause_uses_php_truthiness(service, value, status):
     record = service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': value}).json['data']
     assert record['status'] == status
     assert 'pause' not in record
-
-
-# Faults ----------------------------------------------------------------------------------------------
 
 
 def test_fault_path_covers_the_record_and_below_not_a_longer_id(service):
@@ -150,9 +141,6 @@ def test_server_stops_when_its_parent_goes_away():
         assert server.process.wait(5) == 0
     finally:
         server.stop()
-
-
-# Accounts' time zones ---------------------------------------------------------------------------------
 
 
 def account_zones(service):
