@@ -369,7 +369,7 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
     assert 'left out of the export' not in merged.output
 
     # With its secrets revealed (and without incidents, to an absolute path), the file holds them and no run shows
-    # them; what a copy of it keeps is the round-trip law's, and the monitor_info integration target's.
+    # them; what a copy of it keeps is the round-trip law's.
     full = os.path.join(str(tmp_path_factory.mktemp('elsewhere')), 'full.yml')
     run = ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=%s' % full,
                            '-e', 'uptime_export_reveal_secrets=true', '-e', 'uptime_export_incidents=false')

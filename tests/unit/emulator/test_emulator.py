@@ -12,7 +12,7 @@ from emulator.control import OTHER_KEY, PRIMARY_KEY, Emulator
 from fake_client import DROPPED, add_monitor, open_incident, stamp
 
 
-# The examples of the framework's url rule (service-facts "Monitors"), shared with the collection's own check.
+# The examples of the framework's url rule (service-facts "Monitors").
 GOOD_URLS = ['http://localhost/', 'https://a.b./', 'http://[fe80::1]:8080/x', 'https://u:p@h.example.org:99/x?y=1#z']
 BAD_URLS = ['https://.bad.example.org', 'https://a..b', 'http://[fe80::1', 'https://[2001:db8::1/hook', 'http://h:/',
             'http://[::1]x', 'http://', 'ftp://example.org/']
