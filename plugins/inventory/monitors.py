@@ -20,18 +20,18 @@ description:
     C(name) (the monitor's own name, whatever the host's), C(url), C(status), C(started_at) (UTC, when the current
     status began), C(interval), C(maintenance_start_at) and C(maintenance_end_at) (UTC, the monitor's maintenance
     window, null when it has none), what its check sends and looks for (C(request_method), C(alert_condition),
-    C(alert_text_lookup)), C(check_withheld) (what the check also sends that stays out of the variables, C(request_auth) for
-    Basic authentication, C(request_headers) for request headers, C(url_secrets) for the masked parts of C(url);
-    empty when nothing) and C(incident), which is the
-    ongoing incident of an offline monitor as C(id), C(started_at) and C(acknowledged), and null otherwise) and
-    C(uptime_statuses) (the sorted statuses of those monitors). No secret of a monitor (Basic authentication,
-    request headers, webhook alert URLs) and no connection option becomes a variable; the password and secret query
-    values of C(url) are masked in place.
+    C(alert_text_lookup)), C(check_withheld) (what the check also sends that stays out of the variables,
+    C(request_auth) for Basic authentication, C(request_headers) for request headers, C(url_secrets) for the masked
+    parts of C(url); empty when nothing) and C(incident), which is the ongoing incident of an offline monitor as
+    C(id), C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
+    monitors). No secret of a monitor (Basic authentication, request headers, webhook alert URLs) and no connection
+    option becomes a variable; the password and secret query values of C(url) are masked in place.
   - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
   - A host whose monitors' URL is on a loopback address (C(127.0.0.0/8), C(::1), C(localhost)) is the controller
     itself, and gets C(ansible_connection=local) and C(ansible_python_interpreter) set to the Python that runs
-    Ansible, as Ansible's implicit localhost has, so that neither the host nor a task delegated to C(localhost) (which Ansible
-    then resolves to that host) goes through ssh. O(compose), or a C(host_vars) file of the host, overrides them.
+    Ansible, as Ansible's implicit localhost has, so that neither the host nor a task delegated to C(localhost) (which
+    Ansible then resolves to that host) goes through ssh. O(compose), or a C(host_vars) file of the host, overrides
+    them.
   - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
     listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended
     one; one more request per 100 ongoing incidents beyond 99). With O(cache) enabled, a run served from the
