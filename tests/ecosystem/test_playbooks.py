@@ -446,6 +446,10 @@ def test_health_check_resolves_only_the_checks_it_reproduces(ansible, emulator):
     run = ansible.playbook('uptime.monitoring.health_check', *arguments, inventory=inventory)
     for number, ((fields, said, status), incident) in enumerate(zip(HEALTH_CHECKS, incidents)):
         note = 'incident %d %%s %s' % (incident, status) if status != 'unresolved' else 'incident %d left as it is' % incident
-        assert 'm%d (%s) %s; %s.' % (number, url, said, note.replace('%s', 'would be')) in preview.output, preview
+        previewed = (said, note.replace('%s', 'would be'))
+        if 'request_method' in fields:  # a preview sends only what reads
+            previewed = ('would be requested by the real run (its check sends a POST, which --check does not send)',
+                         'incident %d left as it is' % incident)
+        assert 'm%d (%s) %s; %s.' % ((number, url) + previewed) in preview.output, preview
         assert 'm%d (%s) %s; %s.' % (number, url, said, note.replace('%s', 'is')) in run.output, run
         assert incident_record(emulator, {'id': incident})['status'] == status
