@@ -87,5 +87,6 @@ def main(collection, reference):
     with open(f'{reference}/index.rst', 'w', encoding='utf-8') as handle:
         handle.write(index.rstrip('\n') + '\n')
 
+
 if __name__ == '__main__':
     main(*sys.argv[1:])

@@ -19,11 +19,19 @@ description:
   - Gives each host the variables C(uptime_monitors) (a list with, for every monitor of the host, its C(id),
     C(name) (the monitor's own name, whatever the host's), C(url), C(status), C(started_at) (UTC, when the current
     status began), C(interval), C(maintenance_start_at) and C(maintenance_end_at) (UTC, the monitor's maintenance
-    window, null when it has none) and C(incident), which is the ongoing incident of an offline monitor as C(id),
-    C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
+    window, null when it has none), what its check sends and looks for (C(request_method), C(alert_condition),
+    C(alert_text_lookup)), C(check_withheld) (what the check also sends that stays out of the variables,
+    C(request_auth) for Basic authentication, C(request_headers) for request headers, C(url_secrets) for the masked
+    parts of C(url); empty when nothing) and C(incident), which is the ongoing incident of an offline monitor as
+    C(id), C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
     monitors). No secret of a monitor (Basic authentication, request headers, webhook alert URLs) and no connection
     option becomes a variable; the password and secret query values of C(url) are masked in place.
   - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
+  - A host whose monitors' URL is on a loopback address (C(127.0.0.0/8), C(::1), C(localhost)) is the controller
+    itself, and gets C(ansible_connection=local) and C(ansible_python_interpreter) set to the Python that runs
+    Ansible, as Ansible's implicit localhost has, so that neither the host nor a task delegated to C(localhost) (which
+    Ansible then resolves to that host) goes through ssh. O(compose), or a C(host_vars) file of the host, overrides
+    them.
   - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
     listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended
     one; one more request per 100 ongoing incidents beyond 99). With O(cache) enabled, a run served from the
@@ -139,6 +147,7 @@ import hashlib
 import ipaddress
 import json
 import re
+import sys
 from urllib.parse import urlsplit
 
 from ansible import constants as C
@@ -155,12 +164,15 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._connection impo
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS, STATUSES
-from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id, url_secret_spans
 
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
 GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
-MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at')
+MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at',
+                'request_method', 'alert_condition', 'alert_text_lookup')
+# A host on one of these addresses is the controller itself.
+LOOPBACK_NAMES = ('localhost',)
 QUERY_OPTIONS = ('search', 'status_page_id')
 STATUS_GROUPS = tuple(GROUP_PREFIX + status for status in STATUSES)
 GROUP_NAMES = ('all', 'ungrouped') + STATUS_GROUPS
@@ -195,10 +207,21 @@ def host_name(text):
         return UNADDRESSABLE.sub('_', text)
 
 
+def loopback(address):
+    """Whether ``address`` (a host name or IP address) is the controller's own: 127.0.0.0/8, ::1 or localhost."""
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return str(address).lower() in LOOPBACK_NAMES
+
+
 def monitor_summary(record):
     """A monitor as the host variables show it, read through the monitor's own description."""
     view = MONITORS.record_view(record)
-    return {key: view.get(key) for key in MONITOR_KEYS}
+    # What the monitor's check sends that stays out of the variables, as it may hold a secret.
+    withheld = {'request_auth': view.get('request_auth_username'), 'request_headers': view.get('request_headers'),
+                'url_secrets': url_secret_spans(record.get('url') or '')}
+    return dict({key: view.get(key) for key in MONITOR_KEYS}, check_withheld=[name for name, value in withheld.items() if value])
 
 
 def monitor_list(monitors):
@@ -369,6 +392,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             address = url_host(host_monitors[0]['url'])
             if address and address != host:
                 variables['ansible_host'] = address
+            if address and loopback(address):
+                # As Ansible's implicit localhost: no ssh to the controller itself, and the Python that runs Ansible.
+                variables.update(ansible_connection='local', ansible_python_interpreter=sys.executable)
             for name, value in variables.items():
                 self.inventory.set_variable(host, name, value)
             self._set_composite_vars(self.get_option('compose'), variables, host, strict=strict)

@@ -492,9 +492,8 @@ def health_check_commands(run, block):
     """health_check on production.uptime.yml (the plain configuration file): the first command reports on the hosts of
     uptime_offline and on their offline monitors only (not a pending one's) and changes nothing; the second resolves the incident of the monitor
     whose URL answers again and acknowledges that of the one whose URL fails, its notes appended to what operators
-    wrote. Run again, nothing changes: the recovered monitor is online, the other incident acknowledged.
-    The URLs are the emulator's, so their host is 127.0.0.1, which ``delegate_to: localhost`` then means (not the
-    implicit localhost): a host_vars file beside the configuration gives it the local connection and this Python."""
+    wrote. Run again, nothing changes: the recovered monitor is online, the other incident acknowledged. The URLs are
+    the emulator's, on 127.0.0.1, a host the plugin gives the local connection."""
     url = {'recovered': run.emulator.url + '/_emulator/', 'broken': run.emulator.url + '/_emulator/missing'}
     ids = {name: create_monitor(run.emulator, name, url=url[name])['id'] for name in url}
     create_monitor(run.emulator, 'pending', url=url['broken'])
@@ -502,8 +501,6 @@ def health_check_commands(run, block):
     create_incident(run.emulator, ids['recovered'], stamp(900), acknowledged_at=stamp(800), comment=notes['recovered'])
     create_incident(run.emulator, ids['broken'], stamp(600), comment=notes['broken'])
     plain_configuration(run)
-    run.write(os.path.join('host_vars', '127.0.0.1.yml'), yaml.safe_dump(
-        {'ansible_connection': 'local', 'ansible_python_interpreter': os.path.join(BIN, 'python')}))
     output = run_shell_block(run, block).output
     assert 'recovered (%s) answers: HTTP 200' % url['recovered'] in output and 'broken (%s) still fails: HTTP 404' % url['broken'] in output
     assert 'pending (' not in output, output

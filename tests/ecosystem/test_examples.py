@@ -93,7 +93,7 @@ def check_monitor(emulator, workdir):  # pylint: disable=unused-argument
 def seed_monitor_info(emulator):
     create_monitor(emulator, 'shop', url='https://shop.example.com/health', interval=60,
                    alerts=[{'key': 'email', 'value': 'oncall@example.com'}])
-    create_monitor(emulator, 'blog', url='https://blog.example.com/')
+    emulator.check(create_monitor(emulator, 'blog', url='https://blog.example.com/')['id'], 'offline')
     create_monitor(emulator, 'admin', url='https://admin.example.org/', request_auth_username='uptime',
                    request_auth_password='not-exported')
 
@@ -145,6 +145,7 @@ SPECS = {
         "all_monitors.monitors | map(attribute='name') | sort == ['admin', 'blog', 'shop']",
         "example_monitors.monitors | map(attribute='name') | list == ['blog', 'shop']",
         "shop.monitors | map(attribute='name') | list == ['shop']",
+        "down.monitors | map(attribute='name') | list == ['blog']",
         "exported.export | length == 3",
         "exported.export_masked.admin | sort == ['request_auth_password', 'request_auth_username']",
     ]),
@@ -174,6 +175,7 @@ SPECS = {
         "shop_incidents.incidents | map(attribute='started_at') | list == shop_incidents.incidents | map(attribute='started_at') | sort",
         "certificate_incidents.incidents | map(attribute='cause') | list == ['Certificate expired']",
         "one.incidents | map(attribute='id') | list == [12]",
+        "ongoing.incidents | map(attribute='id') | list == [12]",
         "resolved_last_day.incidents == []",
         "january.incidents | length == 11",
         "january.incidents | map(attribute='cause') | list | last == 'Certificate expired'",

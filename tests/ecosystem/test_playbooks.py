@@ -20,6 +20,7 @@ from ecosystem_support import (
     create_monitor,
     monitors_by_name,
     records,
+    stamp,
     update_monitor,
 )
 
@@ -60,10 +61,10 @@ DEPLOY_TASKS = '''\
 '''
 
 
-def rolling_deploy(ansible, emulator, inventory, *arguments):
-    """rolling_deploy of the group webservers of ``inventory`` with DEPLOY_TASKS (the log cleared before): the run,
-    and what the deploy recorded of each host's monitor."""
-    inventory = ansible.write('inventory.ini', inventory)
+def rolling_deploy(ansible, emulator, inventory, *arguments, name='inventory.ini'):
+    """rolling_deploy of the group webservers of ``inventory`` (file ``name``) with DEPLOY_TASKS (the log cleared before):
+    the run, and what the deploy recorded of each host's monitor."""
+    inventory = ansible.write(name, inventory)
     record = os.path.join(ansible.workdir, 'record.jsonl')
     emulator.clear_log()
     run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_record=%s' % record,
@@ -78,14 +79,17 @@ def writes_to(emulator, monitor_id):
 
 
 def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
-    inventory = ansible.write('inventory.ini', INVENTORY + '\n[db]\ndb1.example.com ansible_connection=local\n')
+    inventory = ansible.write('inventory.ini', INVENTORY + '\n[db]\ndb1.example.com ansible_connection=local\n[v6]\n2001:db8::5 ansible_connection=local\n')
 
-    # The group uptime_hosts names, only: db1 is left out.
-    first = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers', inventory=inventory)
-    assert first.changed() == 3
+    preview = ansible.playbook('uptime.monitoring.monitor_hosts', '--check', '-e', 'uptime_hosts=webservers,v6', inventory=inventory)
+    assert '2001:db8::5 would check https://[2001:db8::5]/ every 300 s' in preview.output and emulator.writes() == [], preview
+    # The groups uptime_hosts names, only: db1 is left out.
+    first = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers,v6', inventory=inventory)
+    assert first.changed() == 4
 
     monitors = monitors_by_name(emulator)
-    assert sorted(monitors) == ['web1.example.com', 'web2.example.com', 'web3']
+    assert sorted(monitors) == ['2001:db8::5', 'web1.example.com', 'web2.example.com', 'web3']
+    assert monitors['2001:db8::5']['url'] == 'https://[2001:db8::5]/'
     assert (monitors['web1.example.com']['url'], int(monitors['web1.example.com']['interval'])) == ('https://web1.example.com/', 300)
     assert (monitors['web2.example.com']['url'], int(monitors['web2.example.com']['interval'])) == ('https://web2.example.com/health', 60)
     assert monitors['web3']['alerts'] == [{'key': 'email', 'value': 'web@example.com'}]
@@ -94,7 +98,7 @@ def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
     second = ansible.playbook('uptime.monitoring.monitor_hosts', '-e', 'uptime_hosts=webservers', '--limit', 'web1.example.com',
                               '-e', 'uptime_monitor_state=absent', inventory=inventory)
     assert second.changed() == 1
-    assert sorted(monitors_by_name(emulator)) == ['web2.example.com', 'web3']
+    assert sorted(monitors_by_name(emulator)) == ['2001:db8::5', 'web2.example.com', 'web3']
 
 
 @pytest.mark.parametrize('playbook, arguments, message', [  # the hosts keyword; the argument spec on entry; an assert
@@ -124,7 +128,8 @@ def test_rolling_deploy_pauses_and_restores(ansible, emulator):
     during = {entry['host']: entry['monitor'] for entry in recorded}
     assert during['web1.example.com']['status'] == 'paused'
     assert during['web2.example.com']['status'] == 'paused'
-    assert during['web3.example.com'] is None  # no monitor: deployed without touching the service
+    assert during['web3.example.com'] is None  # no monitor: deployed without touching the service, and said
+    assert 'WARNING: web3.example.com has no monitor (looked for web3)' in run.output, run
 
     # Every run is a deploy, so no second run: this one's true changes are counted. Each host's deploy records a
     # line (one change); web1 is paused and resumed (two more), nothing fails.
@@ -137,6 +142,16 @@ def test_rolling_deploy_pauses_and_restores(ansible, emulator):
     monitors = monitors_by_name(emulator)
     assert monitors['web1.example.com']['status'] != 'paused'
     assert monitors['web2.example.com']['status'] == 'paused'
+
+
+def test_rolling_deploy_holds_every_monitor_the_inventory_plugin_lists(ansible, emulator):
+    ids = [create_monitor(emulator, name, url=url)['id'] for name, url in [
+        ('metrics', 'http://127.0.0.1:9100/metrics'), ('admin', 'http://127.0.0.1:8443/admin'), ('home', 'http://localhost/')]]
+    run, recorded = rolling_deploy(ansible, emulator, 'plugin: uptime.monitoring.monitors\ngroups:\n  webservers: uptime_monitors | length > 0\n',
+                                   name='deploy.uptime.yml')
+    assert [entry['host'] for entry in recorded] == ['127.0.0.1', 'localhost'], run  # loopback hosts: a local connection
+    assert [(entry['path'], entry['form'].get('pause')) for entry in emulator.writes()] == [
+        ('/api/v1/monitors/%d' % ids[number], pause) for number, pause in [(0, '1'), (1, '1'), (0, '0'), (1, '0'), (2, '1'), (2, '0')]]
 
 
 def test_rolling_deploy_stops_after_the_batch_that_failed(ansible, emulator):
@@ -268,7 +283,7 @@ def test_acknowledge_incident_of_the_event(ansible, emulator):
         'type': 'monitor_status_changed', 'status': 'offline', 'previous_status': 'online', 'monitor_id': shop['id'], 'monitor_name': 'shop'}}}})
 
     run = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event)
-    assert run.changed() == 1 and 'Incident %d of monitor %d is acknowledged.' % (ongoing['id'], shop['id']) in run.output, run
+    assert run.changed() == 1 and "Incident %d of monitor 'shop' is acknowledged." % ongoing['id'] in run.output, run
     record = incident_record(emulator, ongoing)
     assert record['status'] == 'acknowledged' and incident_record(emulator, untouched)['status'] == 'unresolved'
     assert APPENDED.fullmatch(record['comment']).groups() == (note, 'Acknowledged by Event-Driven Ansible: ' + rule), record
@@ -276,7 +291,7 @@ def test_acknowledge_incident_of_the_event(ansible, emulator):
     emulator.clear_log()
     assert_changed_nothing(ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event))
     left = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', 'uptime_monitor_id=%d' % quiet)
-    assert left.changed() == 0 and 'Monitor %d has no unacknowledged incident: nothing to acknowledge.' % quiet in left.output, left
+    assert left.changed() == 0 and "Monitor 'quiet' has no unacknowledged incident: nothing to acknowledge." in left.output, left
     assert emulator.writes() == []
     assert incident_record(emulator, ongoing)['comment'] == record['comment']
 
@@ -369,7 +384,7 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
     assert 'left out of the export' not in merged.output
 
     # With its secrets revealed (and without incidents, to an absolute path), the file holds them and no run shows
-    # them; what a copy of it keeps is the round-trip law's, and the monitor_info integration target's.
+    # them; what a copy of it keeps is the round-trip law's.
     full = os.path.join(str(tmp_path_factory.mktemp('elsewhere')), 'full.yml')
     run = ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=%s' % full,
                            '-e', 'uptime_export_reveal_secrets=true', '-e', 'uptime_export_incidents=false')
@@ -396,8 +411,19 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
 HEALTH_INVENTORY = '''\
 ---
 plugin: uptime.monitoring.monitors
-host_names: monitor_name
 '''
+# Offline monitors of the emulator's page on 127.0.0.1 (HTTP 200, '{"emulator": "phpUptime"...'): what is said, and their incident.
+HEALTH_CHECKS = [
+    ({}, 'answers: HTTP 200', 'resolved'),
+    ({'alert_condition': 'url_no_text', 'alert_text_lookup': 'phpUptime'}, "answers: HTTP 200, the text 'phpUptime' found", 'resolved'),
+    ({'alert_condition': 'url_text', 'alert_text_lookup': 'phpUptime'}, "still fails: HTTP 200, the text 'phpUptime' found", 'acknowledged'),
+    ({'alert_condition': 'url_no_text', 'alert_text_lookup': 'Welcome'}, "still fails: HTTP 200, the text 'Welcome' not found", 'acknowledged'),
+    ({'request_method': 'POST'}, 'still fails: HTTP 404', 'acknowledged'),
+    ({'request_auth_username': 'u', 'request_auth_password': 'hunter2-secret'},
+     'cannot reproduce the check: it needs Basic authentication, which the inventory leaves out', 'unresolved'),
+    ({'request_headers': [{'key': 'X-Env', 'value': 'prod'}]},
+     'cannot reproduce the check: it needs its request headers, which the inventory leaves out', 'unresolved'),
+]
 
 
 def test_health_check_with_nothing_offline(ansible, emulator):
@@ -406,3 +432,24 @@ def test_health_check_with_nothing_offline(ansible, emulator):
     run = ansible.playbook('uptime.monitoring.health_check', inventory=inventory)
     assert run.recap == {}
     assert 'skipping: no hosts matched' in run.output
+
+
+def test_health_check_resolves_only_the_checks_it_reproduces(ansible, emulator):
+    url = emulator.url + '/_emulator/'
+    incidents = [create_incident(emulator, create_monitor(emulator, 'm%d' % number, url=url, **fields)['id'], stamp(600))['id']
+                 for number, (fields, said, status) in enumerate(HEALTH_CHECKS)]
+    inventory = ansible.write('production.uptime.yml', HEALTH_INVENTORY)
+    arguments = ('-e', 'uptime_health_acknowledge=true', '-e', 'uptime_health_resolve=true')
+    emulator.clear_log()
+    preview = ansible.playbook('uptime.monitoring.health_check', '--check', *arguments, inventory=inventory)
+    assert emulator.writes() == []
+    run = ansible.playbook('uptime.monitoring.health_check', *arguments, inventory=inventory)
+    for number, ((fields, said, status), incident) in enumerate(zip(HEALTH_CHECKS, incidents)):
+        note = 'incident %d %%s %s' % (incident, status) if status != 'unresolved' else 'incident %d left as it is' % incident
+        previewed = (said, note.replace('%s', 'would be'))
+        if 'request_method' in fields:  # a preview sends only what reads
+            previewed = ('would be requested by the real run (its check sends a POST, which --check does not send)',
+                         'incident %d left as it is' % incident)
+        assert 'm%d (%s) %s; %s.' % ((number, url) + previewed) in preview.output, preview
+        assert 'm%d (%s) %s; %s.' % (number, url, said, note.replace('%s', 'is')) in run.output, run
+        assert incident_record(emulator, {'id': incident})['status'] == status

@@ -1,18 +1,7 @@
-"""A private certificate authority made at test time, for the emulator's HTTPS mode.
-
-    paths = make_pki(directory)   # {'ca': .../ca.crt, 'server': (.../server.crt, .../server.key), ...}
-
-Writes into ``directory``:
-
-* ``ca.crt``: the CA certificate (what a client passes as ``ca_path``);
-* ``other-ca.crt``: a second, unrelated CA (a bundle that must not be trusted for this server);
-* ``server.crt`` / ``server.key``: valid now, for ``127.0.0.1`` and ``localhost``, signed by the CA;
-* ``expired.crt`` / ``expired.key``: the same names, signed by the CA, expired yesterday;
-* ``wrong-host.crt`` / ``wrong-host.key``: valid now, signed by the CA, for ``wrong-host.example.test`` only.
-
-The emulator itself only reads PEM files (standard library ``ssl``); making them needs the
-``cryptography`` package, which ansible-core depends on.
-"""
+"""A private certificate authority made at test time, for the emulator's HTTPS mode: ``make_pki(directory)`` writes
+``ca.crt`` (what a client passes as ``ca_path``), ``other-ca.crt`` (an unrelated CA) and, signed by the CA, ``server``
+(for 127.0.0.1 and localhost), ``expired`` (expired yesterday) and ``wrong-host`` certificates and keys. The emulator
+only reads PEM files (``ssl``); making them needs ``cryptography``, which ansible-core depends on."""
 
 from __future__ import annotations
 
@@ -74,7 +63,6 @@ def _leaf(ca_key, ca_certificate, names, addresses, not_before, not_after):
 
 
 def _write(directory, name, item):
-    """Write a certificate or a private key as PEM into ``directory``; returns its path."""
     path = os.path.join(directory, name)
     with open(path, 'wb') as handle:
         handle.write(item.public_bytes(serialization.Encoding.PEM) if isinstance(item, x509.Certificate) else
@@ -83,7 +71,6 @@ def _write(directory, name, item):
 
 
 def make_pki(directory):
-    """Write the CA, a second CA and the three server certificates into ``directory``; returns their paths."""
     os.makedirs(directory, exist_ok=True)
     now = datetime.datetime.now(datetime.timezone.utc)
     ca_key, ca_certificate = _ca('uptime.monitoring test CA', now)

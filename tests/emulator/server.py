@@ -102,7 +102,6 @@ class RateLimiter:
             self.windows = {}
 
     def hit(self, key):
-        """Count one request; returns None when off, else ``(allowed, headers)``."""
         with self.lock:
             if not self.per_window:
                 return None
@@ -166,7 +165,6 @@ class Faults(transport.FaultQueue):
         return fault
 
     def take(self, method, path):
-        """Consume one count of the first fault matching the request, or return None."""
         with self.lock:
             for fault in self.queue:
                 if fault['method'] and fault['method'] != method:
@@ -236,8 +234,6 @@ def stringly(value):
 
 
 class Emulator:
-    """Everything the request handlers share: store, accounts, log, faults, rate limit and quirks."""
-
     def __init__(self, store, api_keys, no_api_keys, timezones=None):
         self.store = store
         self.rate_limiter = RateLimiter()
@@ -294,8 +290,6 @@ class Handler(BaseHTTPRequestHandler):
     def emulator(self):
         return self.server.emulator
 
-    # Entry point ---------------------------------------------------------------------------------
-
     def handle_request(self):
         self.close_connection = True
         split = urlsplit(self.path)
@@ -345,8 +339,6 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get('Content-Length') or 0)
         return self.rfile.read(length).decode('utf-8', 'replace') if length else ''
 
-    # Writing -------------------------------------------------------------------------------------
-
     def send(self, response, declared_length=None, body=None):
         """Write a response; ``declared_length`` / ``body`` let the truncation fault lie about the length."""
         body = response.body if body is None else body
@@ -365,7 +357,6 @@ class Handler(BaseHTTPRequestHandler):
             pass  # the client gave up (e.g. after a delay fault)
 
     def drop(self):
-        """Close the connection without an answer."""
         self.close_connection = True
         try:
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -407,8 +398,6 @@ class Handler(BaseHTTPRequestHandler):
             self.drop()
         elif kind == 'redirect':
             self.send(Response.json(status, {'message': 'Moved'}, headers + [('Location', fault['location'])]))
-
-    # Service -------------------------------------------------------------------------------------
 
     def service(self, path, query, body, entry):
         """Authenticate, rate-limit and route a service request."""
@@ -528,10 +517,7 @@ class Handler(BaseHTTPRequestHandler):
             'status': 200,
         })
 
-    # Control endpoints ---------------------------------------------------------------------------
-
     def account_id(self, payload):
-        """The account of the control request's ``api_key``."""
         account = self.emulator.store.account_for_key(payload.get('api_key'))
         if account is None:
             raise ValueError('unknown api_key')
@@ -614,8 +600,6 @@ def _reason(status):
 
 
 class EmulatorServer(ThreadingHTTPServer):
-    """Threading HTTP server that carries the shared emulator state."""
-
     daemon_threads = True
     allow_reuse_address = True
 

@@ -159,7 +159,6 @@ Page = collections.namedtuple('Page', 'records total page per_page')
 
 
 def utcnow():
-    """Now in UTC, to the second, without tzinfo (all stored times are naive UTC)."""
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
 
 
@@ -169,7 +168,6 @@ def render_time(value):
 
 
 def parse_time(value):
-    """Parse a stored or submitted ``Y-m-dTH:i:s`` text, or return None when it is not one."""
     if not isinstance(value, str) or not INPUT_PATTERN.fullmatch(value):
         return None
     try:
@@ -303,7 +301,6 @@ class Input:
         return key in self.data
 
     def text(self, key, max_length=None, required=False):
-        """A string field; returns its value (None when absent, empty or invalid)."""
         return self.string(key, self.data.get(key), max_length, required)
 
     def string(self, key, value, max_length=None, required=False):
@@ -321,7 +318,6 @@ class Input:
         return value
 
     def choice(self, key, choices, required=False):
-        """A string that must be one of ``choices`` (compared exactly)."""
         value = self.text(key, required=required)
         if value is not None and value not in choices:
             self.errors.add(key, 'The selected %s is invalid.' % attribute(key))
@@ -329,7 +325,6 @@ class Input:
         return value
 
     def integer_choice(self, key, choices, required=False):
-        """An integer that must be one of ``choices``; returns an int."""
         value = self.text(key, required=required)
         if value is None:
             return None
@@ -352,7 +347,6 @@ class Input:
         return int(value)
 
     def timestamp(self, key, required=False):
-        """A ``Y-m-dTH:i:s`` timestamp; returns a datetime."""
         value = self.text(key, required=required)
         if value is None:
             return None
@@ -388,8 +382,6 @@ class Input:
 
 
 class Store:
-    """All records of all accounts, behind one lock."""
-
     def __init__(self, path=':memory:'):
         self.lock = threading.RLock()
         self.db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
@@ -420,17 +412,13 @@ class Store:
             raise
         self.db.execute('COMMIT')
 
-    # Accounts and test support ---------------------------------------------------------------
-
     def ensure_account(self, api_key, api_access=True):
-        """Create the account of ``api_key`` if needed and return its id."""
         with self.lock, self._transaction():
             self.db.execute('INSERT OR IGNORE INTO accounts (api_key, api_access) VALUES (?, ?)', (api_key, int(api_access)))
             self.db.execute('UPDATE accounts SET api_access = ? WHERE api_key = ?', (int(api_access), api_key))
             return self.db.execute('SELECT id FROM accounts WHERE api_key = ?', (api_key,)).fetchone()['id']
 
     def set_timezone(self, api_key, timezone):
-        """Set the time zone of the account of ``api_key`` (an IANA name, or None for the instance default)."""
         if timezone is not None:
             zoneinfo.ZoneInfo(timezone)
         with self.lock, self._transaction():
@@ -445,7 +433,6 @@ class Store:
         self.clock_offset = offset
 
     def now(self):
-        """Now by the service's clock, as :func:`utcnow`."""
         return utcnow() + datetime.timedelta(seconds=self.clock_offset)
 
     def account(self, account_id):
@@ -467,7 +454,6 @@ class Store:
         return zoneinfo.ZoneInfo(row['timezone']) if row and row['timezone'] else datetime.timezone.utc
 
     def account_for_key(self, api_key):
-        """Return ``{'id', 'api_key', 'api_access', 'timezone', 'created_at'}`` for a key, or None."""
         with self.lock:
             row = self.db.execute('SELECT * FROM accounts WHERE api_key = ?', (api_key,)).fetchone()
             return dict(row) if row else None
@@ -568,15 +554,12 @@ class Store:
         return created
 
     def set_status_page(self, account_id, page_id, monitor_ids):
-        """Make ``monitor_ids`` (of the account) the monitors of status page ``page_id``."""
         with self.lock, self._transaction():
             self.db.execute('DELETE FROM status_page_monitors WHERE account_id = ? AND page_id = ?', (account_id, page_id))
             for monitor_id in monitor_ids:
                 if self._monitor_row(account_id, monitor_id) is None:
                     raise NotFound()
                 self.db.execute('INSERT OR IGNORE INTO status_page_monitors VALUES (?, ?, ?)', (account_id, page_id, monitor_id))
-
-    # Monitors ----------------------------------------------------------------------------------
 
     def _contains(self, column):
         """The condition of ``search`` on ``column`` (one parameter, the text searched): LIKE %x%, which folds ASCII
@@ -586,7 +569,6 @@ class Store:
         return "%s LIKE '%%' || ? || '%%'" % column
 
     def list_monitors(self, account_id, query):
-        """The monitor list with the filters of ``GET /api/v1/monitors``."""
         where = ['m.account_id = ?']
         args = [account_id]
         search = query.get('search')
@@ -708,7 +690,6 @@ class Store:
         self.db.execute("UPDATE monitors SET status = ? WHERE id = ? AND status != 'paused'", (status, monitor_id))
 
     def _in_maintenance(self, row):
-        """Whether now lies inside the monitor's maintenance window."""
         if not (row['maintenance_start_at'] and row['maintenance_end_at']):
             return False
         return row['maintenance_start_at'] <= self.now().strftime(INPUT_FORMAT) < row['maintenance_end_at']
@@ -717,7 +698,6 @@ class Store:
         return self.db.execute('SELECT id FROM incidents WHERE monitor_id = ? AND ended_at IS NULL', (monitor_id,)).fetchone()
 
     def _monitor_record(self, row):
-        """The monitor as the service returns it on show, update and list."""
         status = row['status']
         if status != 'paused' and self._in_maintenance(row):
             status = 'maintenance'
@@ -844,10 +824,7 @@ class Store:
             form.errors.add(value_name, 'The %s must be a valid URL.' % attribute(value_name))
         return {'key': key, 'value': value}
 
-    # Incidents ---------------------------------------------------------------------------------
-
     def list_incidents(self, account_id, query):
-        """The incident list with the filters of ``GET /api/v1/incidents``."""
         where = ['i.account_id = ?']
         args = [account_id]
         search = query.get('search')
@@ -882,7 +859,6 @@ class Store:
             return self._incident_record(row)
 
     def create_incident(self, account_id, data):
-        """Store an incident; returns the echo of the submitted fields."""
         with self.lock, self._transaction():
             errors = Errors()
             form = Input(data, errors, self._zone(account_id))
@@ -1005,8 +981,6 @@ class Store:
             'created_at': render_time(row['created_at']),
             'updated_at': render_time(row['updated_at']),
         }
-
-    # Paging ------------------------------------------------------------------------------------
 
     def _page(self, sql, args, order, query, render):
         """Run a list query for the requested ``page``; ``per_page`` outside the choices falls back to the default."""

@@ -65,7 +65,6 @@ class TlsFaults(FaultQueue):
         return fault
 
     def take(self):
-        """The fault kind for the connection just accepted, or None for a normal handshake."""
         with self.lock:
             if not self.queue:
                 return None

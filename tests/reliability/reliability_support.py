@@ -17,7 +17,6 @@ INCIDENTS = '/api/v1/incidents'
 
 
 def list_all(emulator, path):
-    """Every record of a list, straight from the emulator (all pages)."""
     records, page = [], 1
     while True:
         body = emulator.api('GET', path, params={'per_page': 100, 'page': page}).json
@@ -28,7 +27,6 @@ def list_all(emulator, path):
 
 
 def seed_monitor(emulator, name, **extra):
-    """Create monitor ``name`` (not logged); returns its id."""
     fields = dict({'name': name, 'url': 'https://%s.example.com/health' % name, 'interval': 60, 'request_method': 'GET',
                    'alert_condition': 'url_unavailable'}, **extra)
     return emulator.records(monitors=[fields])['monitors'][0]

@@ -2,9 +2,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Concurrency: several runs that ensure the same records at the same time end in one record each.
 
-In-process races, made deterministic: another client creates the record between the module's lookup and its POST,
-which is refused (422): the module reads the record back and succeeds. A real playbook: 5 hosts, ``forks: 5``, every
-host ensures the same 5 monitors and the same incident from the controller, all at once.
+In-process races (the monitor module's is test_monitor_modules.py's), made deterministic: another client creates the
+record between the module's lookup and its POST, which is refused (422): the module reads the record back and succeeds.
+A real playbook: 5 hosts, ``forks: 5``, every host ensures the same 5 monitors and the same incident, all at once.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from reliability_support import INCIDENTS, MONITORS, OUTPUT_DIR, list_all, recap
 from emulator.control import PRIMARY_KEY, Emulator
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import IncidentResource
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MonitorResource
-from ansible_collections.uptime.monitoring.plugins.modules import incident, monitor, monitors
+from ansible_collections.uptime.monitoring.plugins.modules import incident, monitors
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLAYBOOK = os.path.join(HERE, 'playbooks', 'concurrency.yml')
@@ -51,16 +50,6 @@ def after_first_call(monkeypatch, cls, name, side_effect):
         return answer
 
     monkeypatch.setattr(cls, name, racing)
-
-
-def test_monitor_race_on_the_name_ends_in_one_monitor(emulator, connection, monkeypatch):
-    after_first_call(monkeypatch, MonitorResource, 'find_by_name', lambda: seed_monitor(emulator, 'alpha', interval=300))
-    run = run_module(monitor.main, dict(connection, **ALPHA))
-    log = emulator.log()
-    assert not run.failed, run
-    assert [(m['name'], m['interval']) for m in list_all(emulator, MONITORS)] == [('alpha', 60)]
-    taken = refused_posts(log, MONITORS)
-    assert len(taken) == 1
 
 
 def test_incident_race_on_the_natural_key_ends_in_one_incident(emulator, connection, monkeypatch):

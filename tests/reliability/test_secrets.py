@@ -105,8 +105,6 @@ def all_secrets():
     return sorted(found)
 
 
-# -- which output is the harness's --------------------------------------------------------------
-
 _TASK_LINES = {}
 
 
@@ -161,8 +159,6 @@ def split_tasks(output):
     blocks.append((name, path, line, ''.join(current)))
     return blocks
 
-
-# -- the integration run ------------------------------------------------------------------------
 
 def targets():
     """The targets ansible-test runs: every directory of tests/integration/targets not marked hidden."""

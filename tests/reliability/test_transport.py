@@ -7,10 +7,7 @@ proven once, on the client itself, in ``tests/unit/plugins/module_utils/test_cli
 more than a module run in-process gets the connection options from where its users write them and shows the
 client's outcome its own way: a module by ``ansible-playbook`` (how Ansible shows a result), the inventory plugin by
 ``ansible-inventory --list``, the event source as ansible-rulebook runs it (``runpy``, then ``main(queue, args)``: a
-first event is success). A client takes the connection options and gives an ``Outcome`` (failed, its one-line
-message, the warnings shown, a traceback). Each gets three cases: an unknown CA (one failure line naming the options,
-no request reaches the service), ``ca_path`` to the CA (success), ``validate_certs: false`` (success and the one
-transport warning); none shows the API key.
+first event is success). Each meets the three CASES; none shows the API key.
 """
 
 from __future__ import annotations

@@ -6,12 +6,9 @@ log, quirks and rate limit) in this process and answers a request through the em
 ``emulator.control.Emulator`` offers the tests (``log``, ``writes``, ``fault``, ``timezone``, ``quirks``, ``seed``,
 ``records``, ``api``...).
 
-``FakeClient`` is ``UptimeClient`` with its one send replaced by a call to the ``FakeService``: its public methods
-(``get``, ``get_or_none``, ``create``, ``update``, ``delete``, ``iter_pages``, ``read_page``, ``list``, ``request``,
-``redact``, ``api_url_hint``, ``rate_limit``, ``service_date``, ``request_count``) and its reading of answers (errors,
-retries, paging) are the client's, never a second copy. The client's transport (sockets, TLS, timeouts) is tested
-against a real server in ``test_client.py``. ``install(service, monkeypatch)`` makes every client a module
-or plugin connects (``_connection.connect``) a ``FakeClient`` of ``service``.
+``FakeClient`` is ``UptimeClient`` with its one send replaced by a call to the ``FakeService``: all else is the
+client's, never a second copy (its transport is tested against a real server in ``test_client.py``).
+``install(service, monkeypatch)`` makes every client a module or plugin connects a ``FakeClient`` of ``service``.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from email.utils import formatdate
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from emulator import server
-from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator
+from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, ApiResponse, Emulator
 from emulator.store import Store
 from requests.structures import CaseInsensitiveDict
 
@@ -45,8 +42,6 @@ class FakeAnswer:
 
 
 class FakeService(Emulator):
-    """The emulator's rules and test controls, in this process."""
-
     def __init__(self, api_keys=(PRIMARY_KEY, OTHER_KEY), no_api_keys=(NOPLAN_KEY,)):
         super().__init__(FAKE_URL, api_keys=api_keys)
         self.state = server.Emulator(Store(), api_keys, no_api_keys)
@@ -109,7 +104,7 @@ class FakeService(Emulator):
         url = path if path.startswith('http') else self.url + '/' + path.lstrip('/')
         form = _client.encode_form(data) if isinstance(data, dict) else data
         answer = self.answer(method.upper(), url, params, form, request_headers)
-        return ApiAnswer(answer.status_code, answer.headers, answer.content.decode('utf-8'))
+        return ApiResponse(answer.status_code, answer.headers, answer.content.decode('utf-8'))
 
     def _control(self, method, path, payload=None):
         body = json.dumps(payload) if payload is not None else ''
@@ -121,17 +116,6 @@ class FakeService(Emulator):
 
     def wait_idle(self, timeout=5.0, requests=0):
         return True
-
-
-class ApiAnswer:
-    """``emulator.control.ApiResponse``'s shape: ``status``, ``headers``, ``text``, ``json``."""
-
-    def __init__(self, status, headers, text):
-        self.status, self.headers, self.text = status, headers, text
-
-    @property
-    def json(self):
-        return json.loads(self.text)
 
 
 def _fault_response(fault, response):
@@ -184,8 +168,22 @@ def install(service, monkeypatch):
     return {'api_url': FAKE_URL, 'api_key': PRIMARY_KEY}
 
 
+class FakeTime:
+    """An injected clock and sleep: sleeping moves the clock and records the wait, nothing really waits."""
+
+    def __init__(self):
+        self.now = 1000.0
+        self.waits = []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.waits.append(seconds)
+        self.now += seconds
+
+
 def stamp(seconds_ago=0):
-    """The UTC time ``seconds_ago`` seconds ago as the service writes it."""
     moment = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=seconds_ago)
     return moment.strftime('%Y-%m-%dT%H:%M:%S')
 

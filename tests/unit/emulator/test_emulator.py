@@ -12,7 +12,7 @@ from emulator.control import OTHER_KEY, PRIMARY_KEY, Emulator
 from fake_client import DROPPED, add_monitor, open_incident, stamp
 
 
-# The examples of the framework's url rule (service-facts "Monitors"), shared with the collection's own check.
+# The examples of the framework's url rule (service-facts "Monitors").
 GOOD_URLS = ['http://localhost/', 'https://a.b./', 'http://[fe80::1]:8080/x', 'https://u:p@h.example.org:99/x?y=1#z']
 BAD_URLS = ['https://.bad.example.org', 'https://a..b', 'http://[fe80::1', 'https://[2001:db8::1/hook', 'http://h:/',
             'http://[::1]x', 'http://', 'ftp://example.org/']
@@ -33,9 +33,6 @@ def show(service, kind, record_id, api_key=None):
     response = service.api('GET', '/api/v1/%s/%d' % (kind, record_id), api_key=api_key)
     assert response.status == 200, response.text
     return response.json['data']
-
-
-# Errors ----------------------------------------------------------------------------------------------
 
 
 def test_validation_errors_are_keyed_by_field(service):
@@ -102,9 +99,6 @@ def test_other_accounts_records_are_not_found(service):
     assert show(service, 'monitors', foreign, api_key=OTHER_KEY)['name'] == 'web'
 
 
-# Pause ------------------------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize('value, status', [
     ('1', 'paused'), ('false', 'paused'), ('yes', 'paused'), ('true', 'paused'), ('0', 'online'), ('', 'online'),
 ])
@@ -114,9 +108,6 @@ def test_pause_uses_php_truthiness(service, value, status):
     record = service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': value}).json['data']
     assert record['status'] == status
     assert 'pause' not in record
-
-
-# Faults ----------------------------------------------------------------------------------------------
 
 
 def test_fault_path_covers_the_record_and_below_not_a_longer_id(service):
@@ -150,9 +141,6 @@ def test_server_stops_when_its_parent_goes_away():
         assert server.process.wait(5) == 0
     finally:
         server.stop()
-
-
-# Accounts' time zones ---------------------------------------------------------------------------------
 
 
 def account_zones(service):

@@ -100,6 +100,9 @@ def api_requests(emulator):
     ('  padded ', '__padded_'), ('a,b:c', 'a_b_c'), ('web[1:3]', 'web_1_3_'), ('*.example.com', '_.example.com'),
     ('what?', 'what_'), ('~web', '_web'), ('!web', '_web'), ('&web', '_web'), ('-web-', '_web-'),
     ('Café API/v2', 'Café_API_v2'), ('10.0.0.5', '10.0.0.5'), ('2001:db8::1', '2001:db8::1'),
+]] + [('loopback',) + pair for pair in [
+    ('127.0.0.1', True), ('127.8.9.10', True), ('::1', True), ('localhost', True), ('LocalHost', True), ('10.0.0.5', False),
+    ('128.0.0.1', False), ('2001:db8::1', False), ('localhost.example.com', False), ('mylocalhost', False),
 ]])
 def test_url_host_and_host_name(function, given, expected):
     assert getattr(plugin_module, function)(given) == expected
@@ -173,9 +176,12 @@ def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_off
     assert [monitor['id'] for monitor in shop['uptime_monitors']] == [ids['shop'], ids['shop admin']]
     assert shop['uptime_statuses'] == ['offline', 'pending'] and 'ansible_host' not in shop
     first = shop['uptime_monitors'][0]
-    assert set(first) == {'id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at',
-                          'maintenance_end_at', 'incident'}
+    assert set(first) == set(plugin_module.MONITOR_KEYS) | {'incident', 'check_withheld'}
     assert (first['url'], first['interval'], first['maintenance_start_at']) == ('https://shop.example.com/health', 60, None)
+    # What the check sends is told, but what may hold a secret (Basic authentication, headers) only named.
+    assert (first['request_method'], first['alert_condition'], first['check_withheld']) == ('GET', 'url_unavailable', ['request_auth', 'request_headers'])
+    blog, = host_vars(inventory, 'blog.example.com')['uptime_monitors']
+    assert (shop['uptime_monitors'][1]['check_withheld'], blog['check_withheld']) == ([], ['url_secrets'])
     assert abs(instant(first['started_at']) - instant(stamp())) < datetime.timedelta(seconds=30)
     assert first['incident']['id'] == ids['shop incident'] and first['incident']['acknowledged'] is False
     assert abs(instant(first['incident']['started_at']) - instant(stamp(600))) < datetime.timedelta(seconds=5)
@@ -197,14 +203,19 @@ def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_off
 def test_parse_by_monitor_name_sets_ansible_host(emulator):
     seed(emulator)
     add_monitor(emulator, 'shop.example.com', 'https://shop.example.com/login')
+    add_monitor(emulator, 'metrics', 'http://127.0.0.1:9100/metrics')
     inventory = parse(make_plugin(emulator, host_names='monitor_name'))
-    assert sorted(inventory.hosts) == ['api', 'blog', 'shop', 'shop.example.com', 'shop_admin']
+    assert sorted(inventory.hosts) == ['api', 'blog', 'metrics', 'shop', 'shop.example.com', 'shop_admin']
+    # A loopback address is the controller: reached as Ansible reaches its implicit localhost, not over ssh.
+    metrics = host_vars(inventory, 'metrics')
+    assert (metrics['ansible_connection'], metrics['ansible_python_interpreter']) == ('local', plugin_module.sys.executable)
+    assert 'ansible_connection' not in host_vars(inventory, 'shop_admin')
     shop_admin = host_vars(inventory, 'shop_admin')
     assert shop_admin['ansible_host'] == 'shop.example.com'
     assert [monitor['name'] for monitor in shop_admin['uptime_monitors']] == ['shop admin']
     assert 'ansible_host' not in host_vars(inventory, 'shop.example.com')  # named as its URL's host already
     assert groups_of(inventory)['uptime_offline'] == ['shop']
-    assert groups_of(inventory)['uptime_pending'] == ['shop.example.com', 'shop_admin']
+    assert groups_of(inventory)['uptime_pending'] == ['metrics', 'shop.example.com', 'shop_admin']
 
 
 def test_a_host_name_taken_makes_another_host_with_a_warning(emulator, monkeypatch):

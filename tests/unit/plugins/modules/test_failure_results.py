@@ -10,7 +10,7 @@ import socket
 import pytest
 from module_runner import run_module
 
-from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info
+from ansible_collections.uptime.monitoring.plugins.modules import incident_info, monitor, monitor_info
 
 
 def closed_port():
@@ -37,14 +37,10 @@ def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connect
 SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
 
 
-# The last ones ended in an unexpected error (ValueError, OverflowError), or a traceback of Ansible's own type check.
+# That every invalid value fails in one line naming its option before any request, issue 35's cases among them, is
+# the bad-input law's; here, the keys of such a result.
 @pytest.mark.parametrize('main, args, field', [
     (monitor.main, dict(SHOP, maintenance_start_at='2031-01-10T06:00:00'), 'maintenance_end_at'),
-    (monitor.main, dict(SHOP, url='http://[fe80::1'), 'url'),
-    (monitor.main, dict(SHOP, maintenance_start_at='0001-01-01T00:00:00+01:00', maintenance_end_at='2031-01-10T06:00:00'),
-     'maintenance_start_at'),
-    (incident_info.main, dict(ended_until='9999-12-31T23:59:59-01:00'), 'ended_until'),
-    (incident.main, dict(monitor='shop', started_at='0001-01-01T00:00:00'), 'started_at'),
     (monitor.main, dict(SHOP, interval=float('inf')), 'interval'),
     (incident_info.main, dict(limit=float('nan')), 'limit'),
 ])
