@@ -57,6 +57,7 @@ def run_main_once(source, args):
 
 
 RUNS = itertools.count()
+LOOKBACK = 3600  # the source's default
 RANK = {None: -1, 'unresolved': 0, 'acknowledged': 1, 'resolved': 2}
 TRANSITIONS = (('opened', 'unresolved'), ('acknowledged', 'acknowledged'), ('resolved', 'resolved'))
 
@@ -175,17 +176,17 @@ class EventSourceMachine(RuleBasedStateMachine):
             self.set_status(record['monitor'], 'online')
 
     @precondition(lambda self: self.monitors(without_incident=True))
-    @rule(data=st.data(), seconds_ago=st.sampled_from([1200, 2 * 3600, 300 * 86400]))
+    @rule(data=st.data(), seconds_ago=st.sampled_from([1200, 3900, 2 * 3600, 300 * 86400]))
     def record_history(self, data, seconds_ago):
-        """An incident of the past recorded as import_account does (10 minutes long); older than lookback (an hour),
-        it is history and never sent; within it, it is sent, late."""
+        """An incident of the past recorded as import_account does (10 minutes long): a transition older than lookback
+        (an hour) is history and never sent (3900: its start, not its end); within it, it is sent, late."""
         monitor = data.draw(st.sampled_from(self.monitors(without_incident=True)))
         self.tick()
         started = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=self.clock - seconds_ago)
         answer = self.api('POST', '/api/v1/incidents', monitor_id=monitor, started_at=started.strftime('%Y-%m-%dT%H:%M:%S'),
                           ended_at=(started + datetime.timedelta(minutes=10)).strftime('%Y-%m-%dT%H:%M:%S'))
         # Sorted with the others by time: a step is a second of the service's clock.
-        steps = {'opened': self.step - seconds_ago, 'resolved': self.step - seconds_ago + 600} if seconds_ago < 3600 else {}
+        steps = {'opened': self.step - seconds_ago, 'resolved': self.step - seconds_ago + 600}
         self.last_incident = answer.json['data']['id']  # the checker's next incident comes after it
         self.incident[self.last_incident] = {'monitor': monitor, 'status': 'resolved', 'steps': steps}
 
@@ -242,6 +243,9 @@ class EventSourceMachine(RuleBasedStateMachine):
             for transition, status in TRANSITIONS:
                 step = record['steps'].get(transition)
                 if step is not None and RANK[status] > RANK[previous]:
+                    if step < self.polled - LOOKBACK:  # history: not sent, but it is what the incident went through
+                        previous = status
+                        continue
                     events.append((step, False, 'incident_' + transition, incident_id, previous, status, False,
                                    step <= previous_poll))
                     previous = status
@@ -274,7 +278,7 @@ class EventSourceMachine(RuleBasedStateMachine):
         seen_before = {} if self.seen is None else self.seen[1]
         self.seen = ({key: (value['status'], value['epoch']) for key, value in self.model.items()},
                      {key: value['status'] for key, value in self.incident.items() if key != self.unreadable})
-        if self.unreadable in seen_before:
+        if self.unreadable in seen_before and self.unreadable in self.incident:
             self.seen[1][self.unreadable] = seen_before[self.unreadable]
         self.unreadable = None
         self.checked = True

@@ -78,7 +78,7 @@ description:
     below the reserve): a whole sweep then takes C(N / 100) (rounded up) times O(sweep_period)."
   - "What is news: a transition older than O(lookback) before the poll, by the service's clock, is never sent (an
     import of past incidents, a long stop); within it, each is sent once, with C(late) when found after the fact. A
-    monitor created since the first sweep is reported when first seen C(paused) or C(maintenance) (C(previous_status)
+    monitor created since the first poll is reported when first seen C(paused) or C(maintenance) (C(previous_status)
     null); a first C(online), C(pending) or C(offline) (which comes with its incident) is no status change. A record
     the source cannot read is left out, with one warning naming its kind and id, and the other records' events are
     sent; an ongoing incident it cannot read is not taken for deleted."
@@ -131,7 +131,8 @@ options:
     description:
       - A file where the source keeps what it knows after each poll, read again when it starts.
       - With it, a restarted source carries on where it stopped; the transitions that happened while it was
-        stopped are sent when it starts (none is missed) and none is sent twice.
+        stopped are sent as the polls find them (the incidents at the first poll, a pause when the sweep reaches its
+        page), those within O(lookback) of the poll that finds them, and none is sent twice.
       - Without it, a restarted source starts with a new baseline (or with O(emit_existing)).
       - "The file names the account it was written for (a one-way fingerprint of O(api_url) and O(api_key), never the
         key). A file of another account, of another O(api_url) or of an older version of this source is ignored
@@ -238,7 +239,7 @@ OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing'
 VANISHED_READS_PER_POLL = 20
 # 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
 STATE_VERSION = 4
-STATE_KEYS = ('sweep', 'baselined', 'polled_at', 'monitors', 'incidents')
+STATE_KEYS = ('sweep', 'baselined', 'baseline_at', 'polled_at', 'monitors', 'incidents')
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
@@ -396,6 +397,7 @@ class Tracker:
         self.sweep = {'page': 1, 'number': 0, 'pages': None}
         # The first sweep is over: a monitor seen for the first time since is a new one, not a baseline.
         self.baselined = False
+        self.baseline_at = None  # when the first poll began, by the service's clock: a monitor created later is new
         self.polled_at = None  # when the last poll began, by the service's clock: a transition before it is late
         self.seen_at = None    # when this poll began, by this machine's clock
         self.now = None        # when this poll began, by the service's clock
@@ -403,6 +405,7 @@ class Tracker:
 
     def begin_poll(self, observed_at, service_now=None):
         self.seen_at, self.now = observed_at, service_now or observed_at
+        self.baseline_at = self.baseline_at or self.now
 
     def end_poll(self):
         self.polled_at = self.now
@@ -464,8 +467,9 @@ class Tracker:
         started_at, maintenance = view.get('started_at'), view.get('maintenance_start_at')
         before = self.monitors.get(monitor_id)
         self.monitors[monitor_id] = {'status': status, 'started_at': started_at, 'maintenance': maintenance,
-                                     'sweep': self.sweep['number']}
-        if before is None and self.baselined:
+                                     'sweep': self.sweep['number'], 'read_at': self.now}
+        created = view.get('created_at')
+        if before is None and (self.baselined or bool(created and self.baseline_at and created > self.baseline_at)):
             # Created since the baseline: a status only the sweep shows is news; a first online is none, and a first
             # offline comes with its incident (an import of many monitors sends no flood).
             if status in ('paused', 'maintenance'):
@@ -482,7 +486,8 @@ class Tracker:
             return None
         if previous == 'maintenance' and status != 'maintenance' and started_at == before['started_at']:
             maintenance = 'after maintenance from %s' % (before['maintenance'],)
-        return self._monitor_event(view, status, previous, started_at, maintenance, flapped=status == previous)
+        return self._monitor_event(view, status, previous, started_at, maintenance, flapped=status == previous,
+                                   not_before=before.get('read_at'))
 
     def sweep_over(self):
         """The sweep read the last page: the next starts again at the first.
@@ -495,7 +500,10 @@ class Tracker:
         self.sweep.update(page=1, number=number + 1)
         self.baselined = True
 
-    def _monitor_event(self, view, status, previous, started_at, maintenance, existing=False, flapped=False):
+    def _monitor_event(self, view, status, previous, started_at, maintenance, existing=False, flapped=False,
+                       not_before=None):
+        """``not_before``: when the source last read the monitor in its previous status (the service's clock), which
+        the change cannot precede: a maintenance window set to a start in the past began when it was set."""
         if started_at is not None:
             moment = started_at
         else:
@@ -504,8 +512,11 @@ class Tracker:
             moment = '%s|%s' % (moment, maintenance)
         at = started_at if status != 'maintenance' else (maintenance or started_at)
         if str(maintenance or '').startswith('after maintenance'):
-            # The window's end: a status that a window hid began before it (started_at), maybe long before.
-            at = view.get('maintenance_end_at') or self.now or at
+            # The window's end (a window moved on or cleared ended now): the status it hid began before it.
+            end = view.get('maintenance_end_at')
+            at = min(end, self.now) if end and self.now else (end or self.now or at)
+        if at and not_before and at < not_before:
+            at = not_before
         payload = {'type': 'monitor_status_changed', 'kind': 'monitor', 'status': status, 'previous_status': previous,
                    'at': at, 'monitor_id': view['id'], 'monitor_name': view.get('name'), 'incident_id': None,
                    'monitor': view, 'existing': existing, 'flapped': flapped, 'api_url': self.base_url}
@@ -575,7 +586,8 @@ class Tracker:
     def to_state(self):
         """What the tracker knows, as JSON-ready data."""
         return {'version': STATE_VERSION, 'api_url': self.base_url, 'account': self.account,
-                'sweep': dict(self.sweep), 'baselined': self.baselined, 'polled_at': self.polled_at,
+                'sweep': dict(self.sweep), 'baselined': self.baselined, 'baseline_at': self.baseline_at,
+                'polled_at': self.polled_at,
                 'monitors': None if self.monitors is None else [dict(value, id=key) for key, value in self.monitors.items()],
                 'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
 
@@ -597,7 +609,7 @@ class Tracker:
         if self.state_problem(state) is not None:
             return False
         self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
-        self.baselined, self.polled_at = bool(state['baselined']), state['polled_at']
+        self.baselined, self.baseline_at, self.polled_at = bool(state['baselined']), state['baseline_at'], state['polled_at']
         self.sweep = {key: state['sweep'][key] for key in self.sweep}
         return True
 
@@ -658,16 +670,15 @@ class Poller:
         that fails leaves the tracker as it was: the next one finds the same
         transitions again.
         """
-        before = self.tracker.to_state()
+        before, page_read_at = self.tracker.to_state(), self.page_read_at
         try:
             return self._poll()
-        except UptimeApiError as exc:
+        except Exception as exc:
+            # A page read by a poll that failed is read again: the sweep's turn is not spent.
             self.tracker.load_state(before)
-            if exc.transient:
-                raise
-            raise SourceError(str(exc)) from None
-        except Exception:
-            self.tracker.load_state(before)
+            self.page_read_at = page_read_at
+            if isinstance(exc, UptimeApiError) and not exc.transient:
+                raise SourceError(str(exc)) from None
             raise
 
     def _poll(self):

@@ -267,6 +267,19 @@ def test_entering_and_leaving_maintenance_are_distinct_from_the_online_period(so
     events = sweep(tracker, [online]) + sweep(tracker, [dict(online, status='maintenance')]) + sweep(tracker, [online])
     assert [item[2:] for item in summary(events)] == [('offline', 'online'), ('online', 'maintenance'), ('maintenance', 'online')]
     assert [event['uptime']['at'] for event in events[1:]] == ['2026-01-01T10:05:00Z', '2026-01-01T10:09:00Z']  # the window
+    # A window set at 10:30 with a start in the past began, for the source, when it last read the monitor online.
+    tracker.begin_poll(T3, '2026-01-01T10:25:00Z')
+    sweep(tracker, [online])
+    tracker.begin_poll(T3, '2026-01-01T10:30:00Z')
+    (event,) = sweep(tracker, [dict(online, status='maintenance', maintenance_start_at=T0)])
+    assert (event['uptime']['at'], event['uptime']['late']) == ('2026-01-01T10:25:00Z', False)
+
+
+def test_a_monitor_created_after_the_first_poll_is_new_before_the_first_sweep_ends(source):
+    tracker = source['Tracker']('https://u.example')
+    tracker.begin_poll(T1, T1)  # the first poll: its sweep reads the first page only
+    events = tracker.monitor_events([monitor(150, 'paused', T2, created_at=T2), monitor(151, 'paused', T0, created_at=T0)])
+    assert summary(events) == [('monitor_status_changed', 150, None, 'paused')]  # 151 is part of the baseline
 
 
 class PagedClient:
@@ -367,6 +380,13 @@ def test_a_sweep_the_reserve_starves_reads_a_page_before_the_incidents_once_a_sw
         assert poller.held_back and [entry['path'] for entry in emulator.log()] == [
             '/api/v1/monitors' if starved else '/api/v1/incidents']  # one request to spare, never below the reserve
     assert summary(events) == [('monitor_status_changed', 50, 'online', 'paused')]
+    emulator.rate_limit(0)
+    poller.client.rate_limit = source['_client'].RateLimit()
+    read_at = poller.page_read_at = poller.page_read_at - 3
+    emulator.fault('status', status=500, method='GET', path='/api/v1/incidents')
+    with pytest.raises(source['UptimeApiError']):
+        poller.poll()
+    assert poller.page_read_at == read_at  # the page of a poll that failed is read again: the sweep's turn is not spent
 
 
 @pytest.mark.asyncio
