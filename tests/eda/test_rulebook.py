@@ -376,9 +376,9 @@ def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offlin
 
 def seed_account(emulator, monitors, ongoing, resolved):
     """``monitors`` monitors; the first ``ongoing`` have an ongoing incident, the next ``resolved`` a resolved one
-    (ended between two hours and 90 minutes ago, all within an hour of each other)."""
+    (ended between 50 and 20 minutes ago, within lookback)."""
     ids = [create_monitor(emulator, 'm%04d' % index) for index in range(monitors)]
-    base = time.time() - 7200
+    base = time.time() - 3000
     for index, monitor_id in enumerate(ids[:ongoing + resolved]):
         ended = {'ended_at': now_text(base + index * 10 + 5)} if index >= ongoing else {}
         fields = dict(monitor_id=monitor_id, started_at=now_text(base + index * 10), **ended)
@@ -388,7 +388,7 @@ def seed_account(emulator, monitors, ongoing, resolved):
 
 def incident_pages(within, below):
     """Pages of 100 incidents read down to the first one that ended below the lookback floor: ``within`` are
-    ongoing or ended within ``lookback`` of the newest end, ``below`` ended earlier."""
+    ongoing or ended within ``lookback`` before the service's clock, ``below`` ended earlier."""
     return -(-(within + (1 if below else 0)) // 100)
 
 
@@ -420,8 +420,8 @@ def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_co
     assert len(events) == transitions
     settings = poller.settings
     monitor_pages = -(-(-(-monitors // 100)) * int(settings['interval']) // int(settings['sweep_period']))
-    # A poll reads down to an hour below the newest end seen before it: every resolved incident seeded ended
-    # within that hour, in the quiet poll and in the busy one alike.
+    # A poll reads down to an hour before the service's clock: every resolved incident seeded ended within that
+    # hour, in the quiet poll and in the busy one alike.
     assert quiet == monitor_pages + incident_pages(ongoing + resolved, 0)
     assert busy == monitor_pages + incident_pages(ongoing + resolved + 5, 0)
     key = '%d monitors, %d incidents (%d ongoing)' % (monitors, ongoing + resolved, ongoing)
