@@ -48,6 +48,12 @@ def nested_monitor(record):
     return monitor if isinstance(monitor, dict) else None
 
 
+def end_of(record):
+    """The incident's end as a UTC instant, None while it is ongoing (its one field, not the whole record)."""
+    ended = INCIDENT.by_name['ended_at'].from_record(record)
+    return None if ended is MISSING else ended
+
+
 def monitor_id_of(record):
     """The service nests the monitor; some answers may carry a plain ``monitor_id``."""
     monitor = nested_monitor(record)
@@ -213,10 +219,10 @@ class IncidentResource(Resource):
             found, reached = [], False
             for record in records:
                 try:
-                    ended = INCIDENT.by_name['ended_at'].from_record(record)
+                    ended = end_of(record)
                 except (ValidationError, TypeError, ValueError, AttributeError):
                     ended = None
-                if ended not in (None, MISSING) and (lowest is None or ended < lowest):
+                if ended is not None and (lowest is None or ended < lowest):
                     reached = True
                     continue
                 found.append(record)
@@ -414,7 +420,7 @@ class IncidentResource(Resource):
         del query['status']
 
         def ended(record):
-            return INCIDENT.current(record)['ended_at'] is not None
+            return end_of(record) is not None
         return (lambda record: not ended(record)), (ended if order == ('ended_at', True) else None)
 
     def narrow(self, client, lookups, query):
