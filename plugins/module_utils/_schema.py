@@ -834,13 +834,6 @@ class Schema:
             raise UnresolvedMaskError(problems)
         return values
 
-    def secret_values(self, view):
-        found = []
-        for name, value in view.items():
-            if name in self.by_name:
-                found.extend(self.by_name[name].secret_values(value))
-        return found
-
     def diff(self, before, after, names):
         """Masked before/after dicts limited to ``names``; a changed secret shows as such."""
         before_view = {name: before.get(name) for name in names} if before is not None else {}

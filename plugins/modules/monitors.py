@@ -414,7 +414,7 @@ def main():
                        zone=module.zone)
 
     def action():
-        result = sync.run(module.params, module.hide)
+        result = sync.run(module.params)
         if result.get('failed'):
             module.ansible.fail_json(**result)
         return result

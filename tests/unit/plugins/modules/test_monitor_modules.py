@@ -15,6 +15,7 @@ from emulator.control import PRIMARY_KEY
 from fake_client import add_monitor
 
 from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
 
 
@@ -22,7 +23,6 @@ TRANSPORT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '
 
 
 # What Ansible puts in place of a no_log value it echoes.
-NO_LOG_MASK = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
 
 
 def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with_its_line_break(emulator, monkeypatch):
@@ -32,10 +32,10 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
     result = run_module(monitor_info.main, {}).result
     assert not result.get('failed') and result['monitors'] == []
-    # Trimmed, the key is another string: it is censored too, in a failure's invocation as anywhere.
+    # Trimmed, the key is another string: it is censored too, and masked in a failure's invocation.
     failed = run_module(monitor.main, dict(name='no-url', interval=60)).result
     assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
-    assert failed.get('invocation', {}).get('module_args', {}).get('api_key') in (None, NO_LOG_MASK)
+    assert failed['invocation']['module_args']['api_key'] == MASK
 
 
 @pytest.mark.parametrize('missing, words', [('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')),
