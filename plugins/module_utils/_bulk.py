@@ -442,12 +442,14 @@ class MonitorSync:
         result = dict(
             changed=bool(effective),
             before=before,
-            after=sorted(views.values(), key=_name_key),
             summary=summary,
             changes=reports,
             diff=dict(before=diff_before, after=diff_after, before_header='monitors on the service',
                       after_header=PLANNED_HEADER if self.check_mode else 'monitors after the sync'),
         )
+        if effective:
+            # Only what changed costs a second copy of the account: a scheduled no-op run stays small.
+            result['after'] = sorted(views.values(), key=_name_key)
         if failed or summary['not_attempted']:
             result['failed'] = True
             result['msg'] = _failure_message(actions, summary)
