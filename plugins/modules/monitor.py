@@ -173,8 +173,8 @@ options:
     type: bool
 notes:
   - "Secrets are masked in every result and diff: O(request_auth_password), the values of sensitive
-    O(request_headers), the values of webhook and telegram O(alerts), and the password and secret query values of
-    O(url). A secret given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url)
+    O(request_headers), the values of webhook and telegram O(alerts), and the credentials of its user-info (the
+    password, or the whole user-info when it has no password) and secret query values of O(url). A secret given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url)
     must be the masked form of the stored URL), so what M(uptime.monitoring.monitor_info) exports applies back
     without loss. A masked value with nothing stored to stand for fails the task before any write."
 '''
@@ -228,7 +228,7 @@ monitor:
   description:
     - The monitor after the task, in option names, normalised; empty when it is absent.
     - The password, the values of sensitive request headers, the values of webhook and telegram alert channels, and the
-      password and secret query values of the URL are masked.
+      credentials of the URL's user-info and its secret query values are masked.
     - Other read-only keys a deployment returns are passed through as they come; those whose name looks
       secret (token, key, secret...) are masked.
     - In check mode, the values the monitor would have.
