@@ -20,7 +20,7 @@ import re
 from urllib.parse import urlsplit
 
 from ._client import UptimeApiError, UptimeClient, ca_path_problem, normalise_base_url
-from ._schema import AccountZone, ValidationError, to_bool
+from ._schema import AccountZone, ValidationError, mask_spans, to_bool, url_authority, url_secret_spans
 
 # Each option: its type (as Ansible's argument spec names it), its default, the environment variable it falls
 # back to, and whether its value is secret. The doc fragment connection.py documents them; a test holds the two alike.
@@ -87,13 +87,20 @@ def checked(settings):
             raise ValidationError('api_key', 'contains white space or a control character, which no API key has: '
                                              'was it read with more than the key?')
     if 'api_url' in settings:
+        text = str(settings['api_url']).strip()
+        shown = mask_spans(text, url_secret_spans(text))
+        authority = url_authority(text)
+        if authority is not None and authority[1] != -1:
+            # requests would send them as Basic authentication in place of the key: every request then fails with 401.
+            raise ValidationError('api_url', 'holds a user name or password before its host (%s): the service takes '
+                                             'only the API key (api_key); give the address without them' % (shown,))
         try:
-            parts = urlsplit(str(settings['api_url']).strip())
+            parts = urlsplit(text)
         except ValueError:  # an unclosed IPv6 bracket
             parts = None
         if parts is None or parts.scheme.lower() not in ('http', 'https') or not parts.netloc:
             raise ValidationError('api_url', 'must be an http:// or https:// address such as '
-                                             'https://uptime.example.com, got %r' % (settings['api_url'],))
+                                             'https://uptime.example.com, got %r' % (shown,))
     if settings.get('timeout') is not None and not settings['timeout'] > 0:
         raise ValidationError('timeout', 'must be a positive number of seconds, got %g' % settings['timeout'])
     if settings.get('retries') is not None and settings['retries'] < 0:
