@@ -53,8 +53,8 @@ options:
   host_names:
     description:
       - What names the hosts.
-      - V(url_host), the host name of the monitor's URL (lowercase, without port; an IP address in its usual
-        short form), makes one host per endpoint that lists every monitor of that endpoint. A monitor whose URL has
+      - V(url_host), the host name of the monitor's URL (lowercase, without port or trailing dot; an IP address in
+        its usual short form), makes one host per endpoint that lists every monitor of that endpoint. A monitor whose URL has
         no host name is left out, with a warning.
       - V(monitor_name), the monitor's name (unique in the account), makes one host per monitor, which Ansible
         reaches at the host name of the monitor's URL (its C(ansible_host) when that is not the host's name).
@@ -65,7 +65,9 @@ options:
       - Two names that become the same host name stay two hosts, with a warning. The host of the lowest monitor id
         keeps the name; the other's name gets an underscore and the id of its (first) monitor appended
         (C(web1_admin_12)). So does a name that is one of the groups C(all), C(ungrouped) and C(uptime_<status>),
-        which a host pattern would take for the group.
+        which a host pattern would take for the group, and a name Ansible takes for the controller (C(localhost),
+        C(127.0.0.1), C(::1)) when the monitor's URL is not on a loopback address: a task delegated to C(localhost)
+        would otherwise go to that endpoint.
     type: str
     choices: [url_host, monitor_name]
     default: url_host
@@ -189,6 +191,8 @@ def url_host(url):
         host = urlsplit(str(url or '').strip()).hostname
     except ValueError:
         return None
+    # A fully qualified name's trailing dot names the same endpoint as the name without it.
+    host = (host or '').rstrip('.')
     if not host:
         return None
     try:
@@ -281,7 +285,10 @@ def hosts_of(monitors, host_names='url_host'):
     hosts, renamed = {}, {}
     for endpoint, endpoint_monitors in endpoints.items():
         host = wanted = host_name(endpoint)
-        while host in hosts or host in GROUP_NAMES:
+        remote = not loopback(url_host(endpoint_monitors[0]['url']) or '')
+        # A name Ansible takes for its implicit localhost would make every task delegated to localhost go to the
+        # monitor's endpoint: only the controller's own endpoint keeps it.
+        while host in hosts or host in GROUP_NAMES or (remote and host in C.LOCALHOST):
             host = '%s_%s' % (host, endpoint_monitors[0]['id'])
         if host != wanted:
             renamed[host] = wanted
@@ -376,7 +383,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             self.display.warning('uptime.monitoring.monitors: monitor %r (id %s) is left out: its URL has no host name'
                                  % (monitor['name'], monitor['id']))
         for host, wanted in renamed.items():
-            owner = monitor_list(hosts[wanted]) if wanted in hosts else 'a group'
+            owner = monitor_list(hosts[wanted]) if wanted in hosts else \
+                'a group' if wanted in GROUP_NAMES else "Ansible's implicit localhost (this controller)"
             self.display.warning('uptime.monitoring.monitors: the host name %s is taken by %s: %s is the host %s'
                                  % (wanted, owner, monitor_list(hosts[host]), host))
         for group in STATUS_GROUPS:
