@@ -428,7 +428,13 @@ class Tracker:
     def view(self, resource, kind, record):
         """``record`` as the modules show it, or None (and one warning per record) when it cannot be read."""
         try:
-            return resource.record_view(record)
+            view = resource.record_view(record)
+            # The ids are what a playbook reads from an event (ansible-core evaluates the strings of extra vars as
+            # templates): an event carries integers there, or it is not sent.
+            for name in ('id', 'monitor_id'):
+                if view.get(name) is not None and not isinstance(view[name], int):
+                    raise ValidationError(name, 'is not an integer')
+            return view
         except Exception as exc:  # pylint: disable=broad-exception-caught
             record_id = _schema.record_id(record) if isinstance(record, dict) else None
             if (kind, str(record_id)) not in self.unreadable:
