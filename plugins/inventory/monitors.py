@@ -25,7 +25,8 @@ description:
     parts of C(url); empty when nothing) and C(incident), which is the ongoing incident of an offline monitor as
     C(id), C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
     monitors). No secret of a monitor (Basic authentication, request headers, webhook alert URLs) and no connection
-    option becomes a variable; the password and secret query values of C(url) are masked in place.
+    option becomes a variable; the credentials of C(url) (its password, or the whole user-info without one) and its
+    secret query values are masked in place.
   - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
   - A host whose monitors' URL is on a loopback address (C(127.0.0.0/8), C(::1), C(localhost)) is the controller
     itself, and gets C(ansible_connection=local) and C(ansible_python_interpreter) set to the Python that runs
@@ -173,6 +174,9 @@ GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
 MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at',
                 'request_method', 'alert_condition', 'alert_text_lookup')
+# Raised when what a cached monitor holds changes otherwise than its keys (2: a URL's token user-info is masked), so
+# that an entry written before, with what is now a secret in it, is never read.
+CACHE_VERSION = 2
 # A host on one of these addresses is the controller itself.
 LOOPBACK_NAMES = ('localhost',)
 QUERY_OPTIONS = ('search', 'status_page_id')
@@ -359,8 +363,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def _cache_key(self, path, connection, query, statuses):
         """One cache entry per configuration file, account and filters: the account by its fingerprint, never its key.
-        The keys of the cached monitors are part of it, so that an entry of an older version is never read."""
-        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS], sort_keys=True)
+        The keys of the cached monitors and CACHE_VERSION are part of it, so that an entry of an older version is never
+        read."""
+        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS, CACHE_VERSION], sort_keys=True)
         return '%s_%s' % (self.get_cache_key(path), hashlib.sha256(scope.encode('utf-8')).hexdigest()[:12])
 
     def _read(self, connection, query, statuses):

@@ -149,7 +149,7 @@ options:
       - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, since whoever
         holds it can post to the channel. Results, diffs and messages show only its scheme and host
         (C(https://hooks.slack.com/********)), marked as changed in a diff when it changes. It is compared with
-        its real value, and censored from the arguments Ansible echoes. A V(telegram) value holds a bot token and
+        its real value, and shown in that masked form in the arguments Ansible echoes (C(invocation)). A V(telegram) value holds a bot token and
         is shown as C(********). The values of V(email) and V(sms) are shown as they are.
       - A value given in its masked form keeps the stored one (see the notes).
     type: list

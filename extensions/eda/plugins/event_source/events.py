@@ -91,6 +91,7 @@ options:
   api_url:
     description:
       - Base address of the service, for example C(https://uptime.example.com) (a trailing C(/api/v1) is accepted).
+        An address with a user name or password before its host is refused: the API key is the only credential.
       - When not given, the environment variable E(UPTIME_API_URL) is used.
     type: str
   api_key:
@@ -187,6 +188,10 @@ notes:
     sweep of the monitors or an incident recorded with past times; C(at) is the service's clock and C(seen_at) this
     machine's)
     and C(api_url)."
+  - "The strings of an event (names, causes, comments, URLs) are what the account's users typed. A playbook that
+    ansible-rulebook runs (C(run_playbook), C(run_job_template)) receives the event as extra vars, which ansible-core
+    evaluates as templates: read only the integer ids (C(monitor_id), C(incident_id)) there, and take names and texts
+    from a module's result, as the playbook C(uptime.monitoring.acknowledge_incident) does."
   - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
     is not. A monitor that changes its status several times between two polls yields one event for its status now
     (with C(flapped) when that status equals the one seen before); poll more often than the checks run to see
