@@ -67,8 +67,8 @@ options:
         keeps the name; the other's name gets an underscore and the id of its (first) monitor appended
         (C(web1_admin_12)). So does a name that is one of the groups C(all), C(ungrouped) and C(uptime_<status>),
         which a host pattern would take for the group, and a name Ansible takes for the controller (C(localhost),
-        C(127.0.0.1), C(::1)) when the monitor's URL is not on a loopback address: a task delegated to C(localhost)
-        would otherwise go to that endpoint.
+        C(127.0.0.1), C(::1)) when the monitor's URL is not on a loopback address, since a task delegated to
+        C(localhost) would otherwise go to that endpoint.
     type: str
     choices: [url_host, monitor_name]
     default: url_host
@@ -293,7 +293,8 @@ def hosts_of(monitors, host_names='url_host'):
         # A name Ansible takes for its implicit localhost would make every task delegated to localhost go to the
         # monitor's endpoint: only the controller's own endpoint keeps it.
         while host in hosts or host in GROUP_NAMES or (remote and host in C.LOCALHOST):
-            host = '%s_%s' % (host, endpoint_monitors[0]['id'])
+            # Through host_name again: '::1' with an id appended is no address, and its colons would split a pattern.
+            host = host_name('%s_%s' % (host, endpoint_monitors[0]['id']))
         if host != wanted:
             renamed[host] = wanted
         hosts[host] = endpoint_monitors

@@ -25,7 +25,8 @@ from ._schema import AccountZone, ValidationError, mask_spans, to_bool, url_auth
 # Each option: its type (as Ansible's argument spec names it), its default, the environment variable it falls
 # back to, and whether its value is secret. The doc fragment connection.py documents them; a test holds the two alike.
 CONNECTION_OPTIONS = dict(
-    api_url=dict(type='str', env='UPTIME_API_URL'),
+    # A URL may hold credentials (refused, but shown masked where the option is echoed).
+    api_url=dict(type='str', env='UPTIME_API_URL', secret_spans=url_secret_spans),
     api_key=dict(type='str', env='UPTIME_API_KEY', secret=True),
     validate_certs=dict(type='bool', default=True, env='UPTIME_VALIDATE_CERTS'),
     ca_path=dict(type='path'),
@@ -73,6 +74,12 @@ def connection_settings(get, names=None, environ=None):
     return checked(settings)
 
 
+def shown_address(text):
+    """An address as a message shows it: its credentials masked, also when it lacks its scheme (read as if it had one)."""
+    prefix = '' if url_authority(text) is not None else 'http://'
+    return mask_spans(prefix + text, url_secret_spans(prefix + text))[len(prefix):]
+
+
 def checked(settings):
     """The connection options with the API key trimmed, refused with the option named when they cannot work."""
     settings = dict(settings)
@@ -88,7 +95,7 @@ def checked(settings):
                                              'was it read with more than the key?')
     if 'api_url' in settings:
         text = str(settings['api_url']).strip()
-        shown = mask_spans(text, url_secret_spans(text))
+        shown = shown_address(text)
         authority = url_authority(text)
         if authority is not None and authority[1] != -1:
             # requests would send them as Basic authentication in place of the key: every request then fails with 401.

@@ -14,7 +14,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
 from ._connection import CONNECTION_OPTIONS, account_zone, checked, connect
-from ._schema import MASK, ValidationError
+from ._schema import MASK, Field, ValidationError
 from ._tasks import ensure_task, info_task
 
 
@@ -200,6 +200,8 @@ class UptimeModule:
         spec.update(argument_spec)
         fields = {field.name: field for field in (schema.fields if schema else ())
                   if field.sensitive_items or field.secret_spans}
+        fields.update((name, Field(name, secret_spans=option['secret_spans']))
+                      for name, option in CONNECTION_OPTIONS.items() if option.get('secret_spans'))
         self.ansible = _MaskingModule(no_log_option_names(spec), fields, precheck, argument_spec=spec,
                                       supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params

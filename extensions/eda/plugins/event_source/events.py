@@ -91,7 +91,7 @@ options:
   api_url:
     description:
       - Base address of the service, for example C(https://uptime.example.com) (a trailing C(/api/v1) is accepted).
-        An address with a user name or password before its host is refused: the API key is the only credential.
+        An address with a user name or password before its host is refused (the API key is the only credential).
       - When not given, the environment variable E(UPTIME_API_URL) is used.
     type: str
   api_key:
