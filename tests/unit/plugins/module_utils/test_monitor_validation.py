@@ -140,9 +140,6 @@ def test_a_value_without_scheme_and_host_is_masked_whole(value):
     assert mask_url(value) == MASK
 
 
-
-
-
 @pytest.mark.parametrize('values', [
     dict(url='http://localhost/'), dict(url='https://a.b./'), dict(url='http://[2001:db8::1]:8080/x'),
     dict(alerts=[{'key': 'email', 'value': 'ops@localhost'}, {'key': 'telegram', 'value': '123:token @ops'}]),

@@ -22,9 +22,6 @@ from ansible_collections.uptime.monitoring.plugins.modules import monitor, monit
 TRANSPORT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'transport.md')
 
 
-# What Ansible puts in place of a no_log value it echoes.
-
-
 def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with_its_line_break(emulator, monkeypatch):
     # As the inventory plugin and the event source read it: the same description of the connection.
     monkeypatch.setenv('UPTIME_API_URL', emulator.url)
@@ -38,16 +35,20 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     assert failed['invocation']['module_args']['api_key'] == MASK
 
 
-@pytest.mark.parametrize('missing, words', [('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')),
-                                            ('HAS_REQUESTS', ('requests',))])
-def test_what_is_missing_to_connect_is_named_before_any_request(emulator, connection, monkeypatch, missing, words):
+@pytest.mark.parametrize('wrong, words', [('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')),
+                                          ('HAS_REQUESTS', ('requests',)), ('user-info', ('api_url: holds a user name', '//bob:********@'))])
+def test_what_is_missing_or_wrong_to_connect_is_named_before_any_request(emulator, connection, monkeypatch, wrong, words):
     args = dict(connection)
-    if missing == 'HAS_REQUESTS':
+    if wrong == 'HAS_REQUESTS':
         monkeypatch.setattr(_module, 'HAS_REQUESTS', False)
+    elif wrong == 'user-info':
+        args['api_url'] = args['api_url'].replace('//', '//bob:pw-123456@', 1)
     else:
-        del args[missing]
+        del args[wrong]
     result = run_module(monitor_info.main, args).result
-    assert result['failed'] and all(word in result['msg'] for word in words), result['msg']
+    assert result['failed']
+    assert all(word in result['msg'] for word in words), result['msg']
+    assert 'pw-123456' not in json.dumps(result)  # the message and the arguments echoed (invocation)
     assert emulator.log() == []
 
 
