@@ -15,7 +15,9 @@ from hypothesis import assume, example, given, strategies as st
 from laws import budget, fresh, holds, quiet, run, stored, writes
 import strategies as gen
 
-START = st.lists(gen.monitors(), max_size=3, unique_by=lambda args: args['name'].strip().casefold())
+# Monitors as accounts hold them: some with a secret in one of its places (a URL's credential among them).
+START = st.lists(gen.monitors() | gen.SECRETS.flatmap(lambda secret: gen.monitors(secret=secret)), max_size=3,
+                 unique_by=lambda args: args['name'].strip().casefold())
 API = {'name': 'api', 'url': 'https://api.example.org/', 'interval': 60}
 SLACK = {'name': 'chat', 'url': 'https://chat.example.org/', 'interval': 300, 'request_auth_username': 'u',
          'request_auth_password': 'Pa55word', 'alerts': [{'key': 'email', 'value': 'ops@example.org'},
@@ -79,6 +81,8 @@ def test_idempotence(emulator, connection, mode, monitors, data):
         second = run(connection, module, args)
         holds(not second.failed and second.changed is False and not writes(emulator), 'idempotence', mode=mode, task=args,
               first=first.result, second=second.result)
+        holds('after' not in second.result or module != 'monitors', 'a sync that changes nothing returns before alone',
+              task=args, second=second.result)
 
 
 @budget(100)
