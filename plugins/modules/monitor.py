@@ -173,10 +173,11 @@ options:
     type: bool
 notes:
   - "Secrets are masked in every result and diff: O(request_auth_password), the values of sensitive
-    O(request_headers), the values of webhook and telegram O(alerts), and the credentials of its user-info (the
-    password, or the whole user-info when it has no password) and secret query values of O(url). A secret given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url)
-    must be the masked form of the stored URL), so what M(uptime.monitoring.monitor_info) exports applies back
-    without loss. A masked value with nothing stored to stand for fails the task before any write."
+    O(request_headers), the values of webhook and telegram O(alerts), and the credentials of the user-info of
+    O(url) (the password, or the whole user-info when it has no password) and its secret query values. A secret
+    given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url) must be the masked
+    form of the stored URL), so what M(uptime.monitoring.monitor_info) exports applies back without loss. A masked
+    value with nothing stored to stand for fails the task before any write."
 '''
 
 EXAMPLES = r'''

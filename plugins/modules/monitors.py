@@ -263,7 +263,7 @@ after:
   description:
     - Every monitor of the account after the task (in check mode, as it would be), sorted by name, secrets masked.
     - Monitors whose write failed keep their RV(before) values.
-    - Left out when the task changed nothing (RV(changed=false)), since the account is then RV(before).
+    - Left out when the task changed nothing, since the account is then RV(before).
   returned: when the task changed the account (in check mode, would change it)
   type: list
   elements: dict
