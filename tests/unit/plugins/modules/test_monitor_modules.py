@@ -10,6 +10,7 @@ import os
 import re
 
 import pytest
+from ansible.module_utils.common.parameters import PASS_VARS
 from module_runner import run_module
 from emulator.control import PRIMARY_KEY
 from fake_client import add_monitor
@@ -19,6 +20,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._schema import M
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
 
 
+# The arguments echoed in the result (invocation), as -vvv shows them: ansible-core 2.21 echoes them only when asked.
+ECHOED = {'_ansible_inject_invocation': True} if 'inject_invocation' in PASS_VARS else {}
 TRANSPORT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'transport.md')
 
 
@@ -30,7 +33,7 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     result = run_module(monitor_info.main, {}).result
     assert not result.get('failed') and result['monitors'] == []
     # Trimmed, the key is another string: it is censored too, and masked in a failure's invocation.
-    failed = run_module(monitor.main, dict(name='no-url', interval=60)).result
+    failed = run_module(monitor.main, dict(ECHOED, name='no-url', interval=60)).result
     assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
     assert failed['invocation']['module_args']['api_key'] == MASK
 
@@ -45,7 +48,7 @@ def test_what_is_missing_or_wrong_to_connect_is_named_before_any_request(emulato
         args['api_url'] = args['api_url'].replace('//', '//bob:pw-123456@', 1)
     else:
         del args[wrong]
-    result = run_module(monitor_info.main, args).result
+    result = run_module(monitor_info.main, dict(args, **ECHOED)).result
     assert result['failed']
     assert all(word in result['msg'] for word in words), result['msg']
     assert 'pw-123456' not in json.dumps(result)  # the message and the arguments echoed (invocation)
