@@ -22,11 +22,25 @@ from urllib.parse import urlsplit
 from ._client import UptimeApiError, UptimeClient, ca_path_problem, normalise_base_url
 from ._schema import AccountZone, ValidationError, mask_spans, to_bool, url_authority, url_secret_spans
 
+
+def address_secret_spans(text):
+    """Where the service's address holds credentials: all before its last ``@``, after its scheme (a base address
+    needs no ``@``, so whatever one ends is taken for a user name or password, however malformed the rest); else the
+    secret values of its query, also when it lacks its scheme."""
+    text = str(text)
+    at = text.rfind('@')
+    if at != -1:
+        scheme = text.find('://')
+        return [(scheme + 3 if -1 < scheme < at else 0, at)]
+    prefix = '' if url_authority(text) is not None else 'http://'
+    return [(start - len(prefix), end - len(prefix)) for start, end in url_secret_spans(prefix + text)]
+
+
 # Each option: its type (as Ansible's argument spec names it), its default, the environment variable it falls
 # back to, and whether its value is secret. The doc fragment connection.py documents them; a test holds the two alike.
 CONNECTION_OPTIONS = dict(
-    # A URL may hold credentials (refused, but shown masked where the option is echoed).
-    api_url=dict(type='str', env='UPTIME_API_URL', secret_spans=url_secret_spans),
+    # An address may hold credentials (refused, but shown masked where the option is echoed).
+    api_url=dict(type='str', env='UPTIME_API_URL', secret_spans=address_secret_spans),
     api_key=dict(type='str', env='UPTIME_API_KEY', secret=True),
     validate_certs=dict(type='bool', default=True, env='UPTIME_VALIDATE_CERTS'),
     ca_path=dict(type='path'),
@@ -75,9 +89,8 @@ def connection_settings(get, names=None, environ=None):
 
 
 def shown_address(text):
-    """An address as a message shows it: its credentials masked, also when it lacks its scheme (read as if it had one)."""
-    prefix = '' if url_authority(text) is not None else 'http://'
-    return mask_spans(prefix + text, url_secret_spans(prefix + text))[len(prefix):]
+    """An address as a message shows it: its credentials masked."""
+    return mask_spans(text, address_secret_spans(text))
 
 
 def checked(settings):
@@ -96,8 +109,7 @@ def checked(settings):
     if 'api_url' in settings:
         text = str(settings['api_url']).strip()
         shown = shown_address(text)
-        authority = url_authority(text)
-        if authority is not None and authority[1] != -1:
+        if '@' in text:
             # requests would send them as Basic authentication in place of the key: every request then fails with 401.
             raise ValidationError('api_url', 'holds a user name or password before its host (%s): the service takes '
                                              'only the API key (api_key); give the address without them' % (shown,))

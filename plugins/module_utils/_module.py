@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
@@ -165,7 +166,10 @@ class _MaskingModule(AnsibleModule):
 
     def _load_params(self):
         super()._load_params()
-        self.no_log_values.update(raw_secrets(self.params, self._secret_names, self._fields))
+        # Validation takes the connection options left out from the environment, and its failure echoes them too.
+        given = dict({name: os.environ.get(option['env']) for name, option in CONNECTION_OPTIONS.items()
+                      if option.get('env') and self.params.get(name) is None}, **self.params)
+        self.no_log_values.update(raw_secrets(given, self._secret_names, self._fields))
 
     def _set_internal_properties(self):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given

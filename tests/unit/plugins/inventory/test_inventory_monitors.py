@@ -101,7 +101,7 @@ def api_requests(emulator):
     ('  padded ', '__padded_'), ('a,b:c', 'a_b_c'), ('web[1:3]', 'web_1_3_'), ('*.example.com', '_.example.com'),
     ('what?', 'what_'), ('~web', '_web'), ('!web', '_web'), ('&web', '_web'), ('-web-', '_web-'),
     ('Café API/v2', 'Café_API_v2'), ('10.0.0.5', '10.0.0.5'), ('2001:db8::1', '2001:db8::1'),
-]] + [('loopback',) + pair for pair in [
+]] + [('is_loopback',) + pair for pair in [
     ('127.0.0.1', True), ('127.8.9.10', True), ('::1', True), ('localhost', True), ('LocalHost', True), ('10.0.0.5', False),
     ('128.0.0.1', False), ('2001:db8::1', False), ('localhost.example.com', False), ('mylocalhost', False),
 ]])
@@ -335,7 +335,7 @@ def test_filters_reach_the_request_and_templated_connection_options_are_rendered
     ({'status': ['offline', 'down']}, "status: down is not a monitor status (choose from pending, online, offline, paused, maintenance)"),
     ({'api_url': None}, 'api_url: is required: set the api_url option or the UPTIME_API_URL environment variable'),
     ({'api_key': ''}, 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
-    ({'api_url': lambda url: url.replace('//', '//bob:pw-123456@', 1)}, 'api_url: holds a user name or password before its host (http://bob:********@'),
+    ({'api_url': lambda url: url.replace('//', '//bob:pw-123456@', 1)}, 'api_url: holds a user name or password before its host (http://********@'),
     ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
 def test_bad_options_fail_before_any_request(emulator, options, message):

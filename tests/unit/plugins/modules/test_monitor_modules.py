@@ -38,16 +38,25 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     assert failed['invocation']['module_args']['api_key'] == MASK
 
 
-@pytest.mark.parametrize('wrong, words', [('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')),
-                                          ('HAS_REQUESTS', ('requests',)), ('user-info', ('api_url: holds a user name', '//bob:********@'))])
+@pytest.mark.parametrize('wrong, words', [
+    ('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')), ('HAS_REQUESTS', ('requests',)),
+    ('user-info', ('api_url: holds a user name', '//********@')), ('user-info without a scheme', ('api_url: holds', '(********@')),
+    # Ansible's own validation fails, echoing the address it took from the environment.
+    ('user-info from the environment', ("Unsupported parameters for", "colour")),
+])
 def test_what_is_missing_or_wrong_to_connect_is_named_before_any_request(emulator, connection, monkeypatch, wrong, words):
     args = dict(connection)
     if wrong == 'HAS_REQUESTS':
         monkeypatch.setattr(_module, 'HAS_REQUESTS', False)
-    elif wrong == 'user-info':
+    elif wrong.startswith('user-info'):
         args['api_url'] = args['api_url'].replace('//', '//bob:pw-123456@', 1)
     else:
         del args[wrong]
+    if wrong == 'user-info without a scheme':
+        args['api_url'] = args['api_url'].split('//', 1)[1]
+    if wrong == 'user-info from the environment':
+        monkeypatch.setenv('UPTIME_API_URL', args.pop('api_url'))
+        args['colour'] = 'blue'
     result = run_module(monitor_info.main, dict(args, **ECHOED)).result
     assert result['failed']
     assert all(word in result['msg'] for word in words), result['msg']
