@@ -243,7 +243,8 @@ OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing'
 # for the next polls, so that many at once (a bulk delete) cannot spend the account's whole request budget.
 VANISHED_READS_PER_POLL = 20
 # 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
-STATE_VERSION = 4
+# 5: the records kept hold a URL's token user-info and its sig, pwd and sas values masked (an older file holds them plain).
+STATE_VERSION = 5
 STATE_KEYS = ('sweep', 'baselined', 'baseline_at', 'polled_at', 'monitors', 'incidents')
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
