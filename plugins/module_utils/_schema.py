@@ -269,7 +269,9 @@ def to_pairs(value, field='value'):
     pairs = []
     for item in value:
         if not isinstance(item, dict):
-            raise ValidationError(field, 'each entry must be a dict with key and value, got %r' % (item,))
+            # Its position and type, never its text: a header or alert may hold a secret in any shape.
+            raise ValidationError(field, 'each entry must be a dict with key and value, got a %s at position %d'
+                                  % (type(item).__name__, len(pairs)))
         pairs.append({'key': to_text(item.get('key')) or '', 'value': to_text(item.get('value')) or ''})
     return pairs
 
@@ -538,7 +540,8 @@ class Field:
         return False
 
     def secret_values(self, value):
-        """The plain secrets this value holds (for Ansible's no_log list and to tell a change); masks are none."""
+        """The plain secrets this value holds (for Ansible's no_log list until the arguments are validated, and to tell
+        a change); masks are none."""
         if value is None:
             return []
         if self.secret:
