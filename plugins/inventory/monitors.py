@@ -158,7 +158,7 @@ from ansible.errors import AnsibleParserError
 from ansible.module_utils.basic import missing_required_lib
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError, is_loopback
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import (
     account_fingerprint,
     account_zone,
@@ -177,8 +177,6 @@ MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'mainte
 # Raised when what a cached monitor holds changes otherwise than its keys (2: a URL's token user-info is masked), so
 # that an entry written before, with what is now a secret in it, is never read.
 CACHE_VERSION = 2
-# A host on one of these addresses is the controller itself.
-LOOPBACK_NAMES = ('localhost',)
 QUERY_OPTIONS = ('search', 'status_page_id')
 STATUS_GROUPS = tuple(GROUP_PREFIX + status for status in STATUSES)
 GROUP_NAMES = ('all', 'ungrouped') + STATUS_GROUPS
@@ -213,14 +211,6 @@ def host_name(text):
         return text
     except ValueError:
         return UNADDRESSABLE.sub('_', text)
-
-
-def loopback(address):
-    """Whether ``address`` (a host name or IP address) is the controller's own: 127.0.0.0/8, ::1 or localhost."""
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return str(address).lower() in LOOPBACK_NAMES
 
 
 def monitor_summary(record):
@@ -289,7 +279,7 @@ def hosts_of(monitors, host_names='url_host'):
     hosts, renamed = {}, {}
     for endpoint, endpoint_monitors in endpoints.items():
         host = wanted = host_name(endpoint)
-        remote = not loopback(url_host(endpoint_monitors[0]['url']) or '')
+        remote = not is_loopback(url_host(endpoint_monitors[0]['url']))
         # A name Ansible takes for its implicit localhost would make every task delegated to localhost go to the
         # monitor's endpoint: only the controller's own endpoint keeps it.
         while host in hosts or host in GROUP_NAMES or (remote and host in C.LOCALHOST):
@@ -406,7 +396,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             address = url_host(host_monitors[0]['url'])
             if address and address != host:
                 variables['ansible_host'] = address
-            if address and loopback(address):
+            if address and is_loopback(address):
                 # As Ansible's implicit localhost: no ssh to the controller itself, and the Python that runs Ansible.
                 variables.update(ansible_connection='local', ansible_python_interpreter=sys.executable)
             for name, value in variables.items():
