@@ -81,6 +81,8 @@ def test_idempotence(emulator, connection, mode, monitors, data):
         second = run(connection, module, args)
         holds(not second.failed and second.changed is False and not writes(emulator), 'idempotence', mode=mode, task=args,
               first=first.result, second=second.result)
+        holds(('after' in first.result) == bool(first.changed) or module != 'monitors',
+              'a sync returns after when it changed the account', task=args, first=first.result)
         holds('after' not in second.result or module != 'monitors', 'a sync that changes nothing returns before alone',
               task=args, second=second.result)
 
