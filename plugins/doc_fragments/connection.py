@@ -13,6 +13,8 @@ options:
     description:
       - Base address of the uptime-monitoring service, for example C(https://uptime.example.com).
       - A trailing C(/api/v1) is accepted and ignored.
+      - An address with a user name or password before its host (C(https://user:pass@host)) is refused before any
+        request, since the API key is the only credential the service takes.
       - An C(http://) address of a host other than this machine (C(localhost), C(127.0.0.0/8), C(::1)) is used,
         with a warning that the API key travels unencrypted.
       - If not set, the environment variable E(UPTIME_API_URL) is used.

@@ -25,7 +25,8 @@ description:
     parts of C(url); empty when nothing) and C(incident), which is the ongoing incident of an offline monitor as
     C(id), C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
     monitors). No secret of a monitor (Basic authentication, request headers, webhook alert URLs) and no connection
-    option becomes a variable; the password and secret query values of C(url) are masked in place.
+    option becomes a variable; the credentials of C(url) (its password, or the whole user-info without one) and its
+    secret query values are masked in place.
   - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
   - A host whose monitors' URL is on a loopback address (C(127.0.0.0/8), C(::1), C(localhost)) is the controller
     itself, and gets C(ansible_connection=local) and C(ansible_python_interpreter) set to the Python that runs
@@ -53,8 +54,8 @@ options:
   host_names:
     description:
       - What names the hosts.
-      - V(url_host), the host name of the monitor's URL (lowercase, without port; an IP address in its usual
-        short form), makes one host per endpoint that lists every monitor of that endpoint. A monitor whose URL has
+      - V(url_host), the host name of the monitor's URL (lowercase, without port or trailing dot; an IP address in
+        its usual short form), makes one host per endpoint that lists every monitor of that endpoint. A monitor whose URL has
         no host name is left out, with a warning.
       - V(monitor_name), the monitor's name (unique in the account), makes one host per monitor, which Ansible
         reaches at the host name of the monitor's URL (its C(ansible_host) when that is not the host's name).
@@ -65,7 +66,9 @@ options:
       - Two names that become the same host name stay two hosts, with a warning. The host of the lowest monitor id
         keeps the name; the other's name gets an underscore and the id of its (first) monitor appended
         (C(web1_admin_12)). So does a name that is one of the groups C(all), C(ungrouped) and C(uptime_<status>),
-        which a host pattern would take for the group.
+        which a host pattern would take for the group, and a name Ansible takes for the controller (C(localhost),
+        C(127.0.0.1), C(::1)) when the monitor's URL is not on a loopback address, since a task delegated to
+        C(localhost) would otherwise go to that endpoint.
     type: str
     choices: [url_host, monitor_name]
     default: url_host
@@ -155,7 +158,7 @@ from ansible.errors import AnsibleParserError
 from ansible.module_utils.basic import missing_required_lib
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError, is_loopback
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import (
     account_fingerprint,
     account_zone,
@@ -171,8 +174,9 @@ GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
 MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at',
                 'request_method', 'alert_condition', 'alert_text_lookup')
-# A host on one of these addresses is the controller itself.
-LOOPBACK_NAMES = ('localhost',)
+# Raised when what a cached monitor holds changes otherwise than its keys (2: a URL's token user-info is masked), so
+# that an entry written before, with what is now a secret in it, is never read.
+CACHE_VERSION = 2
 QUERY_OPTIONS = ('search', 'status_page_id')
 STATUS_GROUPS = tuple(GROUP_PREFIX + status for status in STATUSES)
 GROUP_NAMES = ('all', 'ungrouped') + STATUS_GROUPS
@@ -189,6 +193,8 @@ def url_host(url):
         host = urlsplit(str(url or '').strip()).hostname
     except ValueError:
         return None
+    # A fully qualified name's trailing dot names the same endpoint as the name without it.
+    host = (host or '').rstrip('.')
     if not host:
         return None
     try:
@@ -205,14 +211,6 @@ def host_name(text):
         return text
     except ValueError:
         return UNADDRESSABLE.sub('_', text)
-
-
-def loopback(address):
-    """Whether ``address`` (a host name or IP address) is the controller's own: 127.0.0.0/8, ::1 or localhost."""
-    try:
-        return ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        return str(address).lower() in LOOPBACK_NAMES
 
 
 def monitor_summary(record):
@@ -281,8 +279,12 @@ def hosts_of(monitors, host_names='url_host'):
     hosts, renamed = {}, {}
     for endpoint, endpoint_monitors in endpoints.items():
         host = wanted = host_name(endpoint)
-        while host in hosts or host in GROUP_NAMES:
-            host = '%s_%s' % (host, endpoint_monitors[0]['id'])
+        remote = not is_loopback(url_host(endpoint_monitors[0]['url']))
+        # A name Ansible takes for its implicit localhost would make every task delegated to localhost go to the
+        # monitor's endpoint: only the controller's own endpoint keeps it.
+        while host in hosts or host in GROUP_NAMES or (remote and host in C.LOCALHOST):
+            # Through host_name again: '::1' with an id appended is no address, and its colons would split a pattern.
+            host = host_name('%s_%s' % (host, endpoint_monitors[0]['id']))
         if host != wanted:
             renamed[host] = wanted
         hosts[host] = endpoint_monitors
@@ -352,8 +354,9 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
 
     def _cache_key(self, path, connection, query, statuses):
         """One cache entry per configuration file, account and filters: the account by its fingerprint, never its key.
-        The keys of the cached monitors are part of it, so that an entry of an older version is never read."""
-        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS], sort_keys=True)
+        The keys of the cached monitors and CACHE_VERSION are part of it, so that an entry of an older version is never
+        read."""
+        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS, CACHE_VERSION], sort_keys=True)
         return '%s_%s' % (self.get_cache_key(path), hashlib.sha256(scope.encode('utf-8')).hexdigest()[:12])
 
     def _read(self, connection, query, statuses):
@@ -376,7 +379,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             self.display.warning('uptime.monitoring.monitors: monitor %r (id %s) is left out: its URL has no host name'
                                  % (monitor['name'], monitor['id']))
         for host, wanted in renamed.items():
-            owner = monitor_list(hosts[wanted]) if wanted in hosts else 'a group'
+            owner = monitor_list(hosts[wanted]) if wanted in hosts else \
+                'a group' if wanted in GROUP_NAMES else "Ansible's implicit localhost (this controller)"
             self.display.warning('uptime.monitoring.monitors: the host name %s is taken by %s: %s is the host %s'
                                  % (wanted, owner, monitor_list(hosts[host]), host))
         for group in STATUS_GROUPS:
@@ -392,7 +396,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
             address = url_host(host_monitors[0]['url'])
             if address and address != host:
                 variables['ansible_host'] = address
-            if address and loopback(address):
+            if address and is_loopback(address):
                 # As Ansible's implicit localhost: no ssh to the controller itself, and the Python that runs Ansible.
                 variables.update(ansible_connection='local', ansible_python_interpreter=sys.executable)
             for name, value in variables.items():

@@ -197,7 +197,7 @@ def desired_state(item, state):
     return desired
 
 
-def validate_config(state, config, hide=lambda values: None, zone=None):
+def validate_config(state, config, zone=None):
     """The desired state of every entry (None with state=deleted), checked before any request.
 
     With ``zone``, times given without an offset then become the instants they
@@ -219,7 +219,6 @@ def validate_config(state, config, hide=lambda values: None, zone=None):
             desired = desired_state(item, state)
         except ValidationError as exc:
             raise _prefixed(exc, index, name)
-        hide(MONITOR.secret_values(desired))
         wanted.append(desired)
     if zone is None or state == 'deleted':
         return wanted
@@ -253,13 +252,13 @@ def _refuse_names_in_other_case(names, matcher):
                                       'or rename that monitor first' % (name, record.get('name'), record_id(record)))
 
 
-def plan(state, config, records, hide=lambda values: None, wanted=None, zone=None):
+def plan(state, config, records, wanted=None, zone=None):
     """Every action of the sync, computed from one read of the account and no request.
 
     ``wanted`` is what :func:`validate_config` returned for ``config``.
     """
     if wanted is None:
-        wanted = validate_config(state, config, hide, zone)
+        wanted = validate_config(state, config, zone)
     names = [to_text(item.get('name')) for item in config]
     matcher = NameMatcher().add(records)
     if state != 'deleted':
@@ -268,8 +267,6 @@ def plan(state, config, records, hide=lambda values: None, wanted=None, zone=Non
     actions, unresolved = [], []
     for index, (name, desired) in enumerate(zip(names, wanted)):
         record = matcher.find(name)
-        if record is not None:
-            hide(MONITOR.secret_values(MONITOR.current(record)))
         if state == 'deleted':
             actions.append(Action('delete' if record is not None else 'none', name, record=record))
             continue
@@ -287,7 +284,6 @@ def plan(state, config, records, hide=lambda values: None, wanted=None, zone=Non
         raise UnresolvedMaskError(unresolved)
     if state == 'overridden':
         for record in matcher.unmatched(records):
-            hide(MONITOR.secret_values(MONITOR.current(record)))
             actions.append(Action('delete', record.get('name'), record=record))
     return actions
 
@@ -365,7 +361,7 @@ class MonitorSync:
 
     # -- the task -------------------------------------------------------------
 
-    def run(self, params, hide):
+    def run(self, params):
         state = params['state']
         if not 1 <= params['workers'] <= MAX_WORKERS:
             raise ValidationError('workers', 'must be 1 to %d, got %s' % (MAX_WORKERS, params['workers']))
@@ -381,22 +377,22 @@ class MonitorSync:
             raise ValidationError('config', 'is empty with state=overridden, which would delete every monitor of the '
                                             'account; to delete them all on purpose, use state=deleted without config')
         if state == 'deleted' and params['config'] is None:
-            return self.delete_all(hide)
+            return self.delete_all()
         if params['config'] is None:
             raise ValidationError('config', 'is required with state=%s' % state)
         # Every entry is checked before the account is read: bad input costs no request.
-        wanted = validate_config(state, params['config'], hide, self.zone)
+        wanted = validate_config(state, params['config'], self.zone)
         records = self.read_all()
-        actions = plan(state, params['config'], records, hide, wanted, self.zone)
+        actions = plan(state, params['config'], records, wanted, self.zone)
         if not self.check_mode:
             self.apply(actions)
         return self.result(records, actions)
 
-    def delete_all(self, hide):
+    def delete_all(self):
         """``state=deleted`` without ``config``: every monitor of the account, asked for in so many words."""
         records = self.read_all()
         # Every monitor of the account is one that an empty config of overridden does not list.
-        actions = plan('overridden', [], records, hide, wanted=[], zone=self.zone)
+        actions = plan('overridden', [], records, wanted=[], zone=self.zone)
         if not self.check_mode:
             self.apply(actions)
         result = self.result(records, actions)
@@ -446,12 +442,14 @@ class MonitorSync:
         result = dict(
             changed=bool(effective),
             before=before,
-            after=sorted(views.values(), key=_name_key),
             summary=summary,
             changes=reports,
             diff=dict(before=diff_before, after=diff_after, before_header='monitors on the service',
                       after_header=PLANNED_HEADER if self.check_mode else 'monitors after the sync'),
         )
+        if effective:
+            # Only what changed costs a second copy of the account: a scheduled no-op run stays small.
+            result['after'] = sorted(views.values(), key=_name_key)
         if failed or summary['not_attempted']:
             result['failed'] = True
             result['msg'] = _failure_message(actions, summary)

@@ -20,12 +20,27 @@ import re
 from urllib.parse import urlsplit
 
 from ._client import UptimeApiError, UptimeClient, ca_path_problem, normalise_base_url
-from ._schema import AccountZone, ValidationError, to_bool
+from ._schema import AccountZone, ValidationError, mask_spans, to_bool, url_authority, url_secret_spans
+
+
+def address_secret_spans(text):
+    """Where the service's address holds credentials: all before its last ``@``, after its scheme (a base address
+    needs no ``@``, so whatever one ends is taken for a user name or password, however malformed the rest); else the
+    secret values of its query, also when it lacks its scheme."""
+    text = str(text)
+    at = text.rfind('@')
+    if at != -1:
+        scheme = text.find('://')
+        return [(scheme + 3 if -1 < scheme < at else 0, at)]
+    prefix = '' if url_authority(text) is not None else 'http://'
+    return [(start - len(prefix), end - len(prefix)) for start, end in url_secret_spans(prefix + text)]
+
 
 # Each option: its type (as Ansible's argument spec names it), its default, the environment variable it falls
 # back to, and whether its value is secret. The doc fragment connection.py documents them; a test holds the two alike.
 CONNECTION_OPTIONS = dict(
-    api_url=dict(type='str', env='UPTIME_API_URL'),
+    # An address may hold credentials (refused, but shown masked where the option is echoed).
+    api_url=dict(type='str', env='UPTIME_API_URL', secret_spans=address_secret_spans),
     api_key=dict(type='str', env='UPTIME_API_KEY', secret=True),
     validate_certs=dict(type='bool', default=True, env='UPTIME_VALIDATE_CERTS'),
     ca_path=dict(type='path'),
@@ -73,6 +88,11 @@ def connection_settings(get, names=None, environ=None):
     return checked(settings)
 
 
+def shown_address(text):
+    """An address as a message shows it: its credentials masked."""
+    return mask_spans(text, address_secret_spans(text))
+
+
 def checked(settings):
     """The connection options with the API key trimmed, refused with the option named when they cannot work."""
     settings = dict(settings)
@@ -87,13 +107,19 @@ def checked(settings):
             raise ValidationError('api_key', 'contains white space or a control character, which no API key has: '
                                              'was it read with more than the key?')
     if 'api_url' in settings:
+        text = str(settings['api_url']).strip()
+        shown = shown_address(text)
+        if '@' in text:
+            # requests would send them as Basic authentication in place of the key: every request then fails with 401.
+            raise ValidationError('api_url', 'holds a user name or password before its host (%s): the service takes '
+                                             'only the API key (api_key); give the address without them' % (shown,))
         try:
-            parts = urlsplit(str(settings['api_url']).strip())
+            parts = urlsplit(text)
         except ValueError:  # an unclosed IPv6 bracket
             parts = None
         if parts is None or parts.scheme.lower() not in ('http', 'https') or not parts.netloc:
             raise ValidationError('api_url', 'must be an http:// or https:// address such as '
-                                             'https://uptime.example.com, got %r' % (settings['api_url'],))
+                                             'https://uptime.example.com, got %r' % (shown,))
     if settings.get('timeout') is not None and not settings['timeout'] > 0:
         raise ValidationError('timeout', 'must be a positive number of seconds, got %g' % settings['timeout'])
     if settings.get('retries') is not None and settings['retries'] < 0:

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import decimal
 import math
+import os
 import traceback
 
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
 from ._connection import CONNECTION_OPTIONS, account_zone, checked, connect
-from ._schema import MASK, ValidationError
+from ._schema import MASK, Field, ValidationError
 from ._tasks import ensure_task, info_task
 
 
@@ -121,22 +122,54 @@ def non_finite(value, path='', option=None):
     return None
 
 
-class _CensoringModule(AnsibleModule):
-    """An AnsibleModule that knows the secrets of its arguments before validating them.
+def shown_arguments(values, spec, fields):
+    """Validated arguments as ``-vvv`` shows them (the result's ``invocation``): every secret in the collection's own
+    masked form, what a result shows for it, and nothing else changed."""
+    shown = {}
+    for name, value in values.items():
+        option = spec.get(name) or {}
+        if value is None:
+            shown[name] = None
+        elif option.get('no_log'):
+            shown[name] = MASK
+        elif name in fields:
+            shown[name] = fields[name].mask(value)
+        elif option.get('options') and isinstance(value, dict):
+            shown[name] = shown_arguments(value, option['options'], fields)
+        elif option.get('options') and isinstance(value, list):
+            shown[name] = [shown_arguments(item, option['options'], fields) if isinstance(item, dict) else item
+                           for item in value]
+        else:
+            shown[name] = value
+    return shown
 
-    Argument validation may fail before Ansible has collected the no_log
-    values of nested options, and its failure result echoes the arguments.
+
+class _MaskingModule(AnsibleModule):
+    """An AnsibleModule whose results are masked by the collection, never censored by Ansible.
+
+    Ansible replaces every occurrence of each of its no_log values anywhere in a
+    result: a password ``web`` turned the monitor ``staging web`` into ``staging
+    ********``, and its cost grows with the values times the text. Until the
+    arguments are validated, Ansible's censoring stays (a failed validation echoes
+    the arguments as given, in any shape); after, every result is masked where a
+    secret is, as the collection shows it, and the ``invocation`` too.
     """
 
     def __init__(self, secret_names, fields, precheck=None, **kwargs):
         self._secret_names = secret_names
         self._fields = fields
         self._precheck = precheck
+        self._shown_arguments = None
         super().__init__(**kwargs)
+        self._shown_arguments = shown_arguments(self.params, self.argument_spec, fields)
+        self.no_log_values.clear()
 
     def _load_params(self):
         super()._load_params()
-        self.no_log_values.update(raw_secrets(self.params, self._secret_names, self._fields))
+        # Validation takes the connection options left out from the environment, and its failure echoes them too.
+        given = dict({name: os.environ.get(option['env']) for name, option in CONNECTION_OPTIONS.items()
+                      if option.get('env') and self.params.get(name) is None}, **self.params)
+        self.no_log_values.update(raw_secrets(given, self._secret_names, self._fields))
 
     def _set_internal_properties(self):
         # The last step before Ansible validates the arguments: a module's own check of the arguments as given
@@ -152,6 +185,11 @@ class _CensoringModule(AnsibleModule):
             except ValidationError as exc:
                 self.fail_json(msg=str(exc), field=exc.field)
 
+    def _return_formatted(self, kwargs):
+        if self._shown_arguments is not None:
+            kwargs.setdefault('invocation', {'module_args': self._shown_arguments})
+        super()._return_formatted(kwargs)
+
 
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
@@ -160,25 +198,25 @@ class UptimeModule:
         """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them.
 
         ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items and
-        secret parts of texts are censored from the arguments as given.
+        secret parts of texts are masked in the arguments shown.
         """
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
         fields = {field.name: field for field in (schema.fields if schema else ())
                   if field.sensitive_items or field.secret_spans}
-        self.ansible = _CensoringModule(no_log_option_names(spec), fields, precheck, argument_spec=spec,
-                                        supports_check_mode=supports_check_mode, **kwargs)
+        fields.update((name, Field(name, secret_spans=option['secret_spans']))
+                      for name, option in CONNECTION_OPTIONS.items() if option.get('secret_spans'))
+        self.ansible = _MaskingModule(no_log_option_names(spec), fields, precheck, argument_spec=spec,
+                                      supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
-        # A masked secret given back (as a result shows it) is no secret: censored, it would turn every mask of the
-        # result into Ansible's placeholder, which applied back would be stored as the secret.
-        self.ansible.no_log_values.discard(MASK)
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib('requests'), exception=str(REQUESTS_IMPORT_ERROR))
         try:
             self.params.update(checked({name: self.params[name] for name in CONNECTION_OPTIONS}))
-            # Ansible knows the key as given; trimmed, it is another string to censor.
-            self.hide([self.params['api_key']])
+            # The one value Ansible still censors: the key every request carries, so that text quoting a request (a
+            # proxy's error page) never shows it. A key is a long random token, which no true text of a result holds.
+            self.ansible.no_log_values.add(self.params['api_key'])
             self.client = connect(self.params)
             self.zone = account_zone(self.client, self.params['account_timezone'])
         except ValidationError as exc:
@@ -186,16 +224,10 @@ class UptimeModule:
         for warning in self.client.transport_warnings:
             self.ansible.warn(warning)
 
-    def hide(self, values):
-        """Have Ansible censor these values wherever they might appear."""
-        for value in values:
-            if value and value != MASK:
-                self.ansible.no_log_values.add(value)
-
     def ensure(self, resource, identity, ignore=()):
         """Run the present/absent task of ``resource`` and exit."""
         self.run(lambda: ensure_task(resource, self.client, self.params, self.check_mode, identity, ignore,
-                                     self.hide, zone=self.zone))
+                                     zone=self.zone))
 
     def info(self, resource):
         self.run(lambda: info_task(resource, self.client, self.params, self.zone))

@@ -36,6 +36,9 @@ LARGEST_UTC_OFFSET = datetime.timedelta(hours=14)
 # The years a Y-m-d date holds (the service's format has four digits for the year).
 MIN_YEAR, MAX_YEAR = 1000, 9999
 SENSITIVE_NAME = re.compile(r'auth|cookie|token|secret|pass|key|session|signature|credential', re.IGNORECASE)
+# Names too short to find inside others (X-Design-Version holds 'sig'): secret only as the whole name, as presigned
+# and shared-access URLs use them.
+SENSITIVE_WHOLE_NAMES = frozenset(('sig', 'pwd', 'sas'))
 # A field that the record does not carry at all (a create answer lacks some): not the same as null.
 MISSING = object()
 
@@ -266,7 +269,9 @@ def to_pairs(value, field='value'):
     pairs = []
     for item in value:
         if not isinstance(item, dict):
-            raise ValidationError(field, 'each entry must be a dict with key and value, got %r' % (item,))
+            # Its position and type, never its text: a header or alert may hold a secret in any shape.
+            raise ValidationError(field, 'each entry must be a dict with key and value, got a %s at position %d'
+                                  % (type(item).__name__, len(pairs)))
         pairs.append({'key': to_text(item.get('key')) or '', 'value': to_text(item.get('value')) or ''})
     return pairs
 
@@ -292,7 +297,9 @@ def utc_now():
 
 
 def is_sensitive_name(name):
-    return bool(name) and bool(SENSITIVE_NAME.search(str(name)))
+    """Whether a header or query parameter of this name holds a secret, by the one rule both share."""
+    text = str(name or '').strip()
+    return bool(SENSITIVE_NAME.search(text)) or text.lower() in SENSITIVE_WHOLE_NAMES
 
 
 def mask_sensitive_header(item):
@@ -322,8 +329,12 @@ def url_authority(url):
 
 
 def url_secret_spans(url):
-    """Where a URL holds secrets, as ``(start, end)`` positions: the password of its user-info, and the value of each
-    query parameter whose name looks secret. Read from the text itself, so that a malformed URL cannot raise."""
+    """Where a URL holds secrets, as ``(start, end)`` positions: every credential of its user-info, and the value of
+    each query parameter whose name looks secret. Read from the text itself, so that a malformed URL cannot raise.
+
+    User-info with a password shows its user name and hides the password; without one (``token@``, or ``token:@``
+    with an empty password) the user name is the credential, a token, and is hidden whole.
+    """
     url = str(url)
     authority = url_authority(url)
     if authority is None:
@@ -333,6 +344,8 @@ def url_secret_spans(url):
     colon = url.find(':', start, at) if at != -1 else -1
     if colon != -1 and colon + 1 < at:
         spans.append((colon + 1, at))
+    elif at > start:
+        spans.append((start, at))
     fragment = url.find('#', end)
     query_end = fragment if fragment != -1 else len(url)
     query = url.find('?', end, query_end)
@@ -344,6 +357,13 @@ def url_secret_spans(url):
                 spans.append((position + len(name) + 1, position + len(parameter)))
             position += len(parameter) + 1
     return spans
+
+
+def mask_spans(text, spans):
+    """``text`` with each ``(start, end)`` span masked in place."""
+    for start, end in sorted(spans, reverse=True):
+        text = text[:start] + MASK + text[end:]
+    return text
 
 
 def mask_url(value):
@@ -492,9 +512,7 @@ class Field:
             return MASK
         if self.secret_spans:
             text = str(value)
-            for start, end in reversed(self.secret_spans(text)):
-                text = text[:start] + MASK + text[end:]
-            return text
+            return mask_spans(text, self.secret_spans(text))
         if self.sensitive_items:
             return [self._masked_item(item) for item in value]
         return value
@@ -522,7 +540,8 @@ class Field:
         return False
 
     def secret_values(self, value):
-        """The plain secrets this value holds (for Ansible's no_log list and to tell a change); masks are none."""
+        """The plain secrets this value holds (for Ansible's no_log list until the arguments are validated, and to tell
+        a change); masks are none."""
         if value is None:
             return []
         if self.secret:
@@ -833,13 +852,6 @@ class Schema:
         if problems:
             raise UnresolvedMaskError(problems)
         return values
-
-    def secret_values(self, view):
-        found = []
-        for name, value in view.items():
-            if name in self.by_name:
-                found.extend(self.by_name[name].secret_values(value))
-        return found
 
     def diff(self, before, after, names):
         """Masked before/after dicts limited to ``names``; a changed secret shows as such."""

@@ -110,8 +110,7 @@ class TimeBounds:
         return found
 
 
-def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), hide=None, now=None,
-                zone=None):
+def ensure_task(resource, client, params, check_mode=False, identity=('id',), ignore=(), now=None, zone=None):
     """The task of a module that manages one record: params in, the module result out."""
     schema, state = resource.schema, params['state']
     engine = Engine(resource, client, check_mode, now, zone,
@@ -129,20 +128,17 @@ def ensure_task(resource, client, params, check_mode=False, identity=('id',), ig
     except (UptimeApiError, ValidationError) as exc:
         if getattr(exc, 'written', None) is not None:
             # The service was changed before the failure: the result says so, and what it holds now.
-            exc.result = _ensure_result(resource, desired, exc.written, exc.located, hide)
+            exc.result = _ensure_result(resource, desired, exc.written, exc.located)
             exc.result['msg'] = '%s (before this failure, the task %s)' % (exc, _written_summary(resource, exc.written))
         raise
-    result = _ensure_result(resource, desired, outcome, located, hide)
+    result = _ensure_result(resource, desired, outcome, located)
     if outcome.message:
         result['msg'] = outcome.message
     return result
 
 
-def _ensure_result(resource, desired, outcome, located, hide):
+def _ensure_result(resource, desired, outcome, located):
     schema = resource.schema
-    for values in (desired, outcome.before):
-        if hide is not None and values:
-            hide(schema.secret_values(values))
     before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
     diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
     view = resource.view(outcome.after, outcome.record, located) if outcome.after is not None else {}

@@ -149,7 +149,7 @@ options:
       - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, since whoever
         holds it can post to the channel. Results, diffs and messages show only its scheme and host
         (C(https://hooks.slack.com/********)), marked as changed in a diff when it changes. It is compared with
-        its real value, and censored from the arguments Ansible echoes. A V(telegram) value holds a bot token and
+        its real value, and shown in that masked form in the arguments Ansible echoes (C(invocation)). A V(telegram) value holds a bot token and
         is shown as C(********). The values of V(email) and V(sms) are shown as they are.
       - A value given in its masked form keeps the stored one (see the notes).
     type: list
@@ -173,10 +173,11 @@ options:
     type: bool
 notes:
   - "Secrets are masked in every result and diff: O(request_auth_password), the values of sensitive
-    O(request_headers), the values of webhook and telegram O(alerts), and the password and secret query values of
-    O(url). A secret given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url)
-    must be the masked form of the stored URL), so what M(uptime.monitoring.monitor_info) exports applies back
-    without loss. A masked value with nothing stored to stand for fails the task before any write."
+    O(request_headers), the values of webhook and telegram O(alerts), and the credentials of the user-info of
+    O(url) (the password, or the whole user-info when it has no password) and its secret query values. A secret
+    given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url) must be the masked
+    form of the stored URL), so what M(uptime.monitoring.monitor_info) exports applies back without loss. A masked
+    value with nothing stored to stand for fails the task before any write."
 '''
 
 EXAMPLES = r'''
@@ -228,7 +229,7 @@ monitor:
   description:
     - The monitor after the task, in option names, normalised; empty when it is absent.
     - The password, the values of sensitive request headers, the values of webhook and telegram alert channels, and the
-      password and secret query values of the URL are masked.
+      credentials of the URL's user-info and its secret query values are masked.
     - Other read-only keys a deployment returns are passed through as they come; those whose name looks
       secret (token, key, secret...) are masked.
     - In check mode, the values the monitor would have.

@@ -71,8 +71,9 @@ options:
       url:
         description:
           - URL to be monitored (http or https). Required to create a monitor.
-          - Its password and the values of its query parameters whose names look secret are masked in results; given
-            in that masked form, it keeps the stored URL.
+          - Its credentials (the password of its user-info, or the whole user-info when it has no password) and the
+            values of its query parameters whose names look secret are masked in results; given in that masked form,
+            it keeps the stored URL.
         type: str
       interval:
         description:
@@ -262,7 +263,8 @@ after:
   description:
     - Every monitor of the account after the task (in check mode, as it would be), sorted by name, secrets masked.
     - Monitors whose write failed keep their RV(before) values.
-  returned: when O(state) is not V(gathered)
+    - Left out when the task changed nothing, since the account is then RV(before).
+  returned: when the task changed the account (in check mode, would change it)
   type: list
   elements: dict
 summary:
@@ -414,7 +416,7 @@ def main():
                        zone=module.zone)
 
     def action():
-        result = sync.run(module.params, module.hide)
+        result = sync.run(module.params)
         if result.get('failed'):
             module.ansible.fail_json(**result)
         return result

@@ -351,9 +351,13 @@ def test_a_refused_key_stops_ansible_rulebook_with_one_message(emulator, running
     assert 'not-a-valid-key-4711' not in output
 
 
-def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offline(emulator, running):
-    web = create_monitor(emulator, 'web')
-    create_monitor(emulator, 'quiet')
+def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offline(emulator, running, tmp_path):
+    """The monitors' names hold a template (issue 43): run_playbook hands the event to the playbook as extra vars,
+    which ansible-core evaluates as templates; the playbook reads the id alone, and the names come out as they are."""
+    marker = tmp_path / 'ran'
+    web_name, db_name = ("%s {{ lookup('ansible.builtin.pipe', 'touch %s') }}" % (name, marker) for name in ('web', 'db'))
+    web = create_monitor(emulator, web_name)
+    db = create_monitor(emulator, db_name)
     rulebook = running('uptime.monitoring.acknowledge_offline', variables={'uptime_events_interval': INTERVAL})
     wait_polls(emulator, path='/api/v1/monitors')  # the rulebook watches monitors only
     started = time.monotonic()
@@ -368,9 +372,16 @@ def test_the_shipped_rulebook_acknowledges_the_incident_of_a_monitor_gone_offlin
     FIGURES['latency'].append({'step': 'offline -> incident acknowledged by the playbook',
                                'seconds': round(time.monotonic() - started, 2)})
     assert record['comment'].startswith('Acknowledged by Event-Driven Ansible')
+    rulebook.wait_output(r'PLAY RECAP', 1)
+    # Offline with its incident acknowledged already: the playbook names the monitor as the service returns it.
+    put(emulator, '/api/v1/incidents', monitor_id=db, started_at=now_text(), acknowledged_at=now_text())
+    rulebook.wait_output(r'PLAY RECAP', 2, 90)
     wait_polls(emulator, polls=3, path='/api/v1/monitors')
-    writes = [entry for entry in emulator.writes() if entry['path'] == '/api/v1/incidents/%d' % incident_id]
-    assert len(writes) == 1  # one playbook run for one transition
+    assert not marker.exists()
+    assert json.dumps("Incident %d of monitor '%s' is acknowledged." % (incident_id, web_name)) in rulebook.output()
+    assert json.dumps("Monitor '%s' has no unacknowledged incident: nothing to acknowledge." % db_name) in rulebook.output()
+    writes = [entry['path'] for entry in emulator.writes() if entry['path'].startswith('/api/v1/incidents/')]
+    assert writes == ['/api/v1/incidents/%d' % incident_id]  # one playbook run for one transition, no write for db's
     assert shutil.which('java'), 'ansible-rulebook needs java on PATH'
 
 

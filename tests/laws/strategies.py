@@ -62,12 +62,20 @@ def as_given(value):
         [value, 'yes' if value else 'no', str(value).lower()])
 
 
+# Every form a URL carries a credential in: the password of its user-info, a token as the user name (with an empty
+# password or none), and the value of a query parameter named as a secret header is (sig, pwd and sas whole).
+USERINFO_FORMS = {'password': 'admin:%s@', 'token': '%s@', 'empty password': '%s:@'}
+SECRET_QUERY_NAMES = ['api_key', 'sig', 'pwd', 'SAS', 'X-Amz-Signature', 'access_token']
+
+
 @st.composite
 def urls(draw, secret=None):
-    """A monitor URL, with user-info and a secret query parameter holding ``secret`` when given."""
+    """A monitor URL, with ``secret`` (when given) in one of the credential forms."""
     host = draw(st.sampled_from(['intranet.example.org', 'localhost', '[2001:db8::1]', 'shop.example.com.']))
-    user = 'admin:%s@' % secret if secret is not None and draw(st.booleans()) else ''
-    query = '?api_key=%s&page=2' % secret if secret is not None and not user else draw(st.sampled_from(['', '?q=1']))
+    form = draw(st.sampled_from(sorted(USERINFO_FORMS) + ['query'])) if secret is not None else None
+    user = USERINFO_FORMS[form] % secret if form in USERINFO_FORMS else ''
+    query = '?%s=%s&page=2' % (draw(st.sampled_from(SECRET_QUERY_NAMES)), secret) if form == 'query' \
+        else draw(st.sampled_from(['', '?q=1', '?design=2']))
     return 'https://%s%s/%s%s' % (user, host, draw(st.sampled_from(['', 'health', 'a/b'])), query)
 
 
@@ -229,6 +237,7 @@ def too_long(option):
 ISSUE_35_URL = 'https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y'
 EVENT_NAMES = st.text(st.characters(categories=('L', 'N'), exclude_characters='\u00a7'), min_size=1, max_size=10)
 MARKED_SECRETS = st.text(st.characters(categories=('L', 'N')), min_size=5, max_size=10).map('\u00a7'.__add__)
-SECRET_URLS = st.just((ISSUE_35_URL, ('Sup3rS3cret', 'K3Y'))) | st.tuples(MARKED_SECRETS, MARKED_SECRETS).map(lambda pair: (
-    'https://admin:%s@intranet.example.org/health?api_key=%s' % tuple(urllib.parse.quote(part, safe='') for part in pair),
-    pair))
+SECRET_URLS = st.just((ISSUE_35_URL, ('Sup3rS3cret', 'K3Y'))) | st.builds(
+    lambda user, query, form, name: ('https://%sintranet.example.org/health?%s=%s' % (
+        USERINFO_FORMS[form] % urllib.parse.quote(user, safe=''), name, urllib.parse.quote(query, safe='')), (user, query)),
+    MARKED_SECRETS, MARKED_SECRETS, st.sampled_from(sorted(USERINFO_FORMS)), st.sampled_from(SECRET_QUERY_NAMES))

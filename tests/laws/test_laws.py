@@ -8,13 +8,16 @@ runs the modules in-process against the emulator and checks the promise. The reg
 from __future__ import annotations
 
 import json
+import urllib.parse
 
 from hypothesis import assume, example, given, strategies as st
 
 from laws import budget, fresh, holds, quiet, run, stored, writes
 import strategies as gen
 
-START = st.lists(gen.monitors(), max_size=3, unique_by=lambda args: args['name'].strip().casefold())
+# Monitors as accounts hold them: some with a secret in one of its places (a URL's credential among them).
+START = st.lists(gen.monitors() | gen.SECRETS.flatmap(lambda secret: gen.monitors(secret=secret)), max_size=3,
+                 unique_by=lambda args: args['name'].strip().casefold())
 API = {'name': 'api', 'url': 'https://api.example.org/', 'interval': 60}
 SLACK = {'name': 'chat', 'url': 'https://chat.example.org/', 'interval': 300, 'request_auth_username': 'u',
          'request_auth_password': 'Pa55word', 'alerts': [{'key': 'email', 'value': 'ops@example.org'},
@@ -78,6 +81,10 @@ def test_idempotence(emulator, connection, mode, monitors, data):
         second = run(connection, module, args)
         holds(not second.failed and second.changed is False and not writes(emulator), 'idempotence', mode=mode, task=args,
               first=first.result, second=second.result)
+        holds(('after' in first.result) == bool(first.changed) or module != 'monitors',
+              'a sync returns after when it changed the account', task=args, first=first.result)
+        holds('after' not in second.result or module != 'monitors', 'a sync that changes nothing returns before alone',
+              task=args, second=second.result)
 
 
 @budget(100)
@@ -192,6 +199,94 @@ def test_no_secret(emulator, connection, secret, data, zone):
             shown = dict(out.result, export=None) if task.get('reveal_secrets') else out.result
             text = (out.stdout if not task.get('reveal_secrets') else '') + json.dumps(shown, ensure_ascii=False) + str(out.crash)
             holds(str(secret) not in text, 'no secret (%s)' % module, secret=secret, stored=args, task=task, output=text)
+
+
+# Secrets no text of a result may be censored by: short ones (a digit is in every time stamp), and words of the
+# monitor's own name and URL.
+SHORT_SECRETS = st.sampled_from(['2', '0', 'T', 'Z', ':', '-', 'a', 'e', 'web', 'https', 'example', 'GET', 'true'])
+EXAMPLE_SECRETS = {'staging web': 'web', 'shop': '2'}
+TRUE_KEYS = ('name', 'interval', 'request_method', 'alert_condition', 'alert_text_lookup', 'request_auth_username')
+
+
+@st.composite
+def overlapping_secrets(draw, texts):
+    """A secret that is short or a part of one of ``texts``."""
+    text = draw(st.sampled_from([each for each in texts if each.strip()]))
+    start = draw(st.integers(0, len(text) - 1))
+    part = text[start:start + draw(st.integers(1, 6))].strip()
+    return draw(SHORT_SECRETS) if not part or draw(st.booleans()) else part
+
+
+def monitor_views(result):
+    """The monitors a result shows as they were before the task (its before, a diff's before side) and as they are
+    after it (views, exports, the nested monitor of an incident, a diff's after side); and the names a diff keys
+    monitors by."""
+    diff = result.get('diff') or {}
+    sides = {side: diff.get(side) if isinstance(diff.get(side), dict) else {} for side in ('before', 'after')}
+    whole = {side: [view] if 'name' in view else [] for side, view in sides.items()}
+    before = list(result.get('before') or []) + whole['before']
+    after = [each for key in ('monitors', 'export', 'gathered', 'after') for each in result.get(key) or []] + whole['after']
+    after += [each for each in (result.get('monitor'), (result.get('incident') or {}).get('monitor')) if each]
+    keyed = [name for view in sides.values() for name in view] if 'summary' in result else []  # the diff of monitors
+    return before, after, keyed
+
+
+def assert_true_views(views, account, **shown):
+    """Each view shows a monitor of ``account`` (by id, else by name) with the fields it stores."""
+    by_name = {record['name']: record for record in account.values()}
+    for view in views:
+        record = account.get(view.get('id')) or by_name.get(view.get('name'))
+        holds(record is not None, 'a result names a stored monitor', view=view, stored=sorted(by_name), **shown)
+        fields = {key: view[key] for key in TRUE_KEYS + ('created_at',) if key in view}
+        expected = dict({key: record.get(key) for key in fields}, interval=int(record['interval']),
+                        created_at=(record['created_at'] or '')[:19] + 'Z')
+        holds(fields == {key: expected[key] for key in fields}, 'results are true', fields=fields, stored=expected, **shown)
+        if 'url' in view:  # a diff shows the fields a task manages
+            holds(urllib.parse.urlsplit(view['url']).hostname == urllib.parse.urlsplit(record['url']).hostname,
+                  'a URL shows its host', url=view['url'], stored=record['url'], **shown)
+        if 'request_headers' in view:
+            plain = [item for item in view['request_headers'] or [] if item['key'] == 'Accept']
+            holds(plain == [item for item in record.get('request_headers') or [] if item['key'] == 'Accept'],
+                  'a plain header is shown as stored', headers=plain, **shown)
+
+
+@budget(40)
+@given(name=gen.names(), host=st.sampled_from(['web.staging.example.org', 'api.example.com', '127.0.0.1']), data=st.data(),
+       where=st.sets(st.sampled_from(['password', 'header', 'url', 'given']), min_size=1))
+@example(name='staging web', host='web.staging.example.org', data=None,
+         where={'password'}).via('issue 43 item 2: a password that is a word of the name and the host')
+@example(name='shop', host='api.example.com', data=None, where={'url'}).via('issue 43 item 2: ?api_key=2 and the times')
+def test_results_are_true(emulator, connection, name, host, data, where):
+    """Whatever secrets a monitor holds or a task gives (short, or parts of its name and URL), every other field of
+    every result (monitor, monitors, monitor_info, the nested monitor of incident, diffs) is what the service stores."""
+    url = 'https://%s/%s' % (host, urllib.parse.quote(name.strip(), safe=''))
+    secret = data.draw(overlapping_secrets([name, url]), label='secret') if data is not None else EXAMPLE_SECRETS[name]
+    stored_args = {'name': name, 'url': url, 'interval': 60,
+                   'request_headers': [{'key': 'Accept', 'value': 'text/%s' % name}]}
+    if 'password' in where:
+        stored_args.update(request_auth_username='user %s' % name, request_auth_password=secret)
+    if 'header' in where:
+        stored_args['request_headers'].append({'key': 'X-Api-Key', 'value': secret})
+    if 'url' in where and secret.isascii():
+        stored_args['url'] = url + '?api_key=' + urllib.parse.quote(secret, safe='')
+    neighbour = {'name': '%s %s' % (secret, name), 'url': 'https://%s.example.net/' % urllib.parse.quote(secret, safe=''),
+                 'interval': 300}
+    fresh(emulator, stored=[gen.record(stored_args), gen.record(neighbour)])
+    given_ = {'request_auth_username': 'user', 'request_auth_password': secret} if 'given' in where else {}
+    config = [dict({'name': name, 'interval': 300}, **given_), {'name': neighbour['name'], 'interval': 600}]
+    tasks_ = [('monitor', dict({'name': name, 'interval': 300}, **given_)), ('monitors', {'state': 'merged', 'config': config}),
+              ('monitors', {'state': 'merged', 'config': config}), ('monitor_info', {}), ('monitor_info', {'export': True}),
+              ('monitors', {'state': 'gathered'}), ('incident', {'monitor': name, 'cause': 'down %s' % secret})]
+    for module, task in tasks_:
+        account = {record['id']: record for record in stored(emulator)['monitors']}
+        out = run(connection, module, task)
+        holds(not out.failed, 'the task succeeds', task=task, result=out.result)
+        before, after, keyed = monitor_views(out.result)
+        assert_true_views(before, account, module=module, task=task, secret=secret)
+        account = {record['id']: record for record in stored(emulator)['monitors']}
+        assert_true_views(after, account, module=module, task=task, secret=secret)
+        holds(set(keyed) <= {record['name'] for record in account.values()}, 'a diff names monitors as stored', task=task,
+              keyed=keyed, secret=secret)
 
 
 ISOLATION_TASKS = st.sampled_from(['monitor', 'absent', 'absent by id', 'merged', 'deleted', 'incident', 'overridden []'])

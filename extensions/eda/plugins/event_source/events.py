@@ -91,6 +91,7 @@ options:
   api_url:
     description:
       - Base address of the service, for example C(https://uptime.example.com) (a trailing C(/api/v1) is accepted).
+        An address with a user name or password before its host is refused (the API key is the only credential).
       - When not given, the environment variable E(UPTIME_API_URL) is used.
     type: str
   api_key:
@@ -187,6 +188,10 @@ notes:
     sweep of the monitors or an incident recorded with past times; C(at) is the service's clock and C(seen_at) this
     machine's)
     and C(api_url)."
+  - "The strings of an event (names, causes, comments, URLs) are what the account's users typed. A playbook that
+    ansible-rulebook runs (C(run_playbook), C(run_job_template)) receives the event as extra vars, which ansible-core
+    evaluates as templates: read only the integer ids (C(monitor_id), C(incident_id)) there, and take names and texts
+    from a module's result, as the playbook C(uptime.monitoring.acknowledge_incident) does."
   - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
     is not. A monitor that changes its status several times between two polls yields one event for its status now
     (with C(flapped) when that status equals the one seen before); poll more often than the checks run to see
@@ -238,7 +243,8 @@ OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing'
 # for the next polls, so that many at once (a bulk delete) cannot spend the account's whole request budget.
 VANISHED_READS_PER_POLL = 20
 # 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
-STATE_VERSION = 4
+# 5: the records kept hold a URL's token user-info and its sig, pwd and sas values masked (an older file holds them plain).
+STATE_VERSION = 5
 STATE_KEYS = ('sweep', 'baselined', 'baseline_at', 'polled_at', 'monitors', 'incidents')
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
@@ -428,7 +434,13 @@ class Tracker:
     def view(self, resource, kind, record):
         """``record`` as the modules show it, or None (and one warning per record) when it cannot be read."""
         try:
-            return resource.record_view(record)
+            view = resource.record_view(record)
+            # The ids are what a playbook reads from an event (ansible-core evaluates the strings of extra vars as
+            # templates): an event carries integers there, or it is not sent.
+            for name in ('id', 'monitor_id'):
+                if view.get(name) is not None and not isinstance(view[name], int):
+                    raise ValidationError(name, 'is not an integer')
+            return view
         except Exception as exc:  # pylint: disable=broad-exception-caught
             record_id = _schema.record_id(record) if isinstance(record, dict) else None
             if (kind, str(record_id)) not in self.unreadable:

@@ -141,6 +141,7 @@ def test_the_arguments_documented_read_from_the_environment_and_the_account_fing
 # The connection options' rules are test_connection.py's; api_key shows they are the source's too.
 @pytest.mark.parametrize('args, words', [
     ({'api_key': None}, ['api_key', 'UPTIME_API_KEY']), ({'interval': 0}, ['interval', 'greater than 0']),
+    ({'api_url': 'https://secret-key-1234@u.example'}, ['api_url', 'https://********@u.example']),
     ({'watch': ['incidents', 'pages']}, ['watch', 'incidents and monitors']), ({'emit_existing': 'maybe'}, ['emit_existing', 'boolean']),
     ({'delay': 5}, ['unknown argument', 'delay', 'interval']), ({'sweep_period': 30, 'interval': 60}, ['sweep_period', 'at least 60']),
     ({'reserve': -1}, ['reserve', 'whole number']), ({'reserve': 2.5}, ['reserve', 'whole number']), ({'reserve': True}, ['reserve', 'whole number']),
@@ -280,6 +281,19 @@ def test_a_monitor_created_after_the_first_poll_is_new_before_the_first_sweep_en
     tracker.begin_poll(T1, T1)  # the first poll: its sweep reads the first page only
     events = tracker.monitor_events([monitor(150, 'paused', T2, created_at=T2), monitor(151, 'paused', T0, created_at=T0)])
     assert summary(events) == [('monitor_status_changed', 150, None, 'paused')]  # 151 is part of the baseline
+
+
+@pytest.mark.parametrize('kind, first, then', [
+    ('monitor', [monitor(7, 'online', T0, id='7a')], [monitor(7, 'offline', T1, id='7a')]),
+    ('incident', [], [dict(incident(1, T0), id='x1')]),
+])
+def test_a_record_whose_id_is_not_an_integer_is_left_out_with_one_warning(source, caplog, kind, first, then):
+    """A playbook reads the ids of an event (acknowledge_incident's incident_id)."""
+    tracker = source['Tracker']('https://u.example')
+    for records in (first, then, then):
+        assert (tracker.incident_events(records, []) if kind == 'incident' else sweep(tracker, records)) == []
+    assert [record.getMessage() for record in told(caplog, 'cannot be read')] == [
+        '%s %s cannot be read (ValidationError in id): it is left out of the events until it can be' % (kind, then[0]['id'])]
 
 
 class PagedClient:

@@ -95,12 +95,13 @@ def api_requests(emulator):
     ('https://shop.example.com/health', 'shop.example.com'), ('https://Shop.Example.COM:8443/admin', 'shop.example.com'),
     ('http://user:pass@10.0.0.5:8080/', '10.0.0.5'), ('https://[2001:db8::1]/status', '2001:db8::1'),
     ('https://[2001:DB8:0:0::1]:8443/', '2001:db8::1'), ('not a url', None), ('', None), (None, None),
+    ('https://Shop.Example.COM.:8443/', 'shop.example.com'), ('http://localhost./', 'localhost'),  # a trailing dot: the same host
 ]] + [('host_name',) + pair for pair in [
     ('web1', 'web1'), ('shop.example.com', 'shop.example.com'), ('db-01_eu', 'db-01_eu'), ('web1 admin', 'web1_admin'),
     ('  padded ', '__padded_'), ('a,b:c', 'a_b_c'), ('web[1:3]', 'web_1_3_'), ('*.example.com', '_.example.com'),
     ('what?', 'what_'), ('~web', '_web'), ('!web', '_web'), ('&web', '_web'), ('-web-', '_web-'),
     ('Café API/v2', 'Café_API_v2'), ('10.0.0.5', '10.0.0.5'), ('2001:db8::1', '2001:db8::1'),
-]] + [('loopback',) + pair for pair in [
+]] + [('is_loopback',) + pair for pair in [
     ('127.0.0.1', True), ('127.8.9.10', True), ('::1', True), ('localhost', True), ('LocalHost', True), ('10.0.0.5', False),
     ('128.0.0.1', False), ('2001:db8::1', False), ('localhost.example.com', False), ('mylocalhost', False),
 ]])
@@ -113,11 +114,15 @@ def test_names_that_make_the_same_host_name_stay_apart_whatever_the_order():
                 dict(id=3, name='web1_admin', url='https://b.example.com/'),
                 dict(id=20, name='web1_admin_12', url='https://c.example.com/'),
                 dict(id=7, name='all', url='https://d.example.com/'),
-                dict(id=8, name='uptime offline', url='https://e.example.com/')]
+                dict(id=8, name='uptime offline', url='https://e.example.com/'),
+                # Ansible's implicit localhost: kept only by a monitor of the controller itself.
+                dict(id=9, name='localhost', url='https://f.example.com/'),
+                dict(id=10, name='127.0.0.1', url='http://LOCALHOST.:9100/'),
+                dict(id=11, name='::1', url='https://127.0.0.1.example.com/')]
     expected_hosts = {'web1_admin': [3], 'web1_admin_12': [12], 'web1_admin_12_20': [20], 'all_7': [7],
-                      'uptime_offline_8': [8]}
+                      'uptime_offline_8': [8], 'localhost_9': [9], '127.0.0.1': [10], '__1_11': [11]}
     expected_renamed = {'web1_admin_12': 'web1_admin', 'web1_admin_12_20': 'web1_admin_12', 'all_7': 'all',
-                        'uptime_offline_8': 'uptime_offline'}
+                        'uptime_offline_8': 'uptime_offline', 'localhost_9': 'localhost', '__1_11': '::1'}
     for seed_value in range(5):
         random.Random(seed_value).shuffle(monitors)
         hosts, nameless, renamed = plugin_module.hosts_of(monitors, 'monitor_name')
@@ -222,19 +227,22 @@ def test_a_host_name_taken_makes_another_host_with_a_warning(emulator, monkeypat
     first = add_monitor(emulator, 'web1_admin', 'https://web1.example.com/admin')
     second = add_monitor(emulator, 'web1 admin', 'https://web1.example.com:8443/')
     third = add_monitor(emulator, 'uptime offline', 'https://[2001:db8::1]/')
+    fourth = add_monitor(emulator, 'localhost', 'https://status.example.com/')
     plugin = make_plugin(emulator, host_names='monitor_name')
     warnings = []
     monkeypatch.setattr(plugin.display, 'warning', warnings.append)
     inventory = parse(plugin)
     assert {host: [monitor['id'] for monitor in host_vars(inventory, host)['uptime_monitors']]
             for host in inventory.hosts} == {'web1_admin': [first], 'web1_admin_%d' % second: [second],
-                                             'uptime_offline_%d' % third: [third]}
+                                             'uptime_offline_%d' % third: [third], 'localhost_%d' % fourth: [fourth]}
     assert host_vars(inventory, 'uptime_offline_%d' % third)['ansible_host'] == '2001:db8::1'
     assert warnings == [
         "uptime.monitoring.monitors: the host name web1_admin is taken by monitor 'web1_admin' (id %d): "
         "monitor 'web1 admin' (id %d) is the host web1_admin_%d" % (first, second, second),
         "uptime.monitoring.monitors: the host name uptime_offline is taken by a group: "
-        "monitor 'uptime offline' (id %d) is the host uptime_offline_%d" % (third, third)]
+        "monitor 'uptime offline' (id %d) is the host uptime_offline_%d" % (third, third),
+        "uptime.monitoring.monitors: the host name localhost is taken by Ansible's implicit localhost (this controller): "
+        "monitor 'localhost' (id %d) is the host localhost_%d" % (fourth, fourth)]
 
 
 def test_a_monitor_without_a_host_name_is_left_out_with_a_warning(emulator, monkeypatch):
@@ -327,9 +335,11 @@ def test_filters_reach_the_request_and_templated_connection_options_are_rendered
     ({'status': ['offline', 'down']}, "status: down is not a monitor status (choose from pending, online, offline, paused, maintenance)"),
     ({'api_url': None}, 'api_url: is required: set the api_url option or the UPTIME_API_URL environment variable'),
     ({'api_key': ''}, 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
+    ({'api_url': lambda url: url.replace('//', '//bob:pw-123456@', 1)}, 'api_url: holds a user name or password before its host (http://********@'),
     ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
 def test_bad_options_fail_before_any_request(emulator, options, message):
+    options = {name: value(emulator.url) if callable(value) else value for name, value in options.items()}
     with pytest.raises(AnsibleParserError) as error:
         parse(make_plugin(emulator, **options))
     assert message in str(error.value)

@@ -177,7 +177,7 @@ def sync(service, check_mode=False, workers=4):
 
 
 def run(service, state, config, **kwargs):
-    return sync(service, **kwargs).run(dict(state=state, config=config, workers=kwargs.get('workers', 4)), lambda values: None)
+    return sync(service, **kwargs).run(dict(state=state, config=config, workers=kwargs.get('workers', 4)))
 
 
 def requests_by_method(service):

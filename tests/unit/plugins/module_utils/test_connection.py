@@ -46,6 +46,14 @@ def test_validate_certs_from_the_environment_takes_what_ansible_takes(text, expe
     (dict(api_key=None), 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
     (dict(api_url='uptime.example.com'), 'api_url: must be an http:// or https:// address'),
     (dict(api_url='https://'), 'api_url: must be an http:// or https:// address'),
+    # requests would send user-info as Basic authentication in place of the key; the message shows it masked.
+    (dict(api_url='http://bob:secret-key-1234@uptime.example.com'),
+     'api_url: holds a user name or password before its host (http://********@uptime.example.com)'),
+    (dict(api_url='https://secret-key-1234@uptime.example.com'), 'before its host (https://********@uptime.example.com)'),
+    (dict(api_url='ftp://uptime.example.com/?token=secret-key-1234'), "got 'ftp://uptime.example.com/?token=********'"),
+    (dict(api_url='bob:secret-key-1234@uptime.example.com'), 'before its host (********@uptime.example.com)'),  # no scheme
+    (dict(api_url='https://bob:secret/key-1234@uptime.example.com'), 'before its host (https://********@uptime.example.com)'),
+    (dict(api_url='uptime.example.com/?token=secret-key-1234'), "got 'uptime.example.com/?token=********'"),
     (dict(validate_certs='maybe'), "validate_certs: expected a boolean, got 'maybe'"),
     (dict(timeout='soon'), "timeout: expected a number, got 'soon'"),
     (dict(timeout=0), 'timeout: must be a positive number of seconds, got 0'),

@@ -74,3 +74,19 @@ def test_a_password_that_holds_a_delimiter_is_masked_whole(url):
     shown = MONITOR.by_name['url'].mask(url)
     assert 'S3cret' not in shown and shown.startswith('https://admin:%s@' % MASK)
     assert MONITOR.by_name['url'].secret_values(url)[0].endswith('S3cret')
+
+
+@pytest.mark.parametrize('option, stored, shown', [
+    # Without a password (or with an empty one) the user name is the credential: a token.
+    ('url', 'https://ghp_abc123@api.github.com/', 'https://%s@api.github.com/' % MASK),
+    ('url', 'https://sk_live_x:@api.stripe.com/v1/balance', 'https://%s@api.stripe.com/v1/balance' % MASK),
+    # sig, pwd and sas are secret as whole names only: design holds sig.
+    ('url', 'https://h.example.org/b?SIG=a1&sas=b2&Pwd=c3&design=1&pwds=2',
+     'https://h.example.org/b?SIG=%s&sas=%s&Pwd=%s&design=1&pwds=2' % (MASK, MASK, MASK)),
+    ('request_headers', [{'key': 'Sig', 'value': 'a1'}, {'key': 'X-Design-Version', 'value': '2'}],
+     [{'key': 'Sig', 'value': MASK}, {'key': 'X-Design-Version', 'value': '2'}]),
+])
+def test_what_a_secret_shows_and_that_given_back_it_keeps_the_stored_one(option, stored, shown):
+    field = MONITOR.by_name[option]
+    assert field.mask(stored) == shown
+    assert field.unmask(shown, stored, "monitor 'shop'") == (stored, [])

@@ -9,6 +9,9 @@ a time in the future is refused before any request, the bad-input law's."""
 from __future__ import annotations
 
 import datetime
+import os
+import subprocess
+import sys
 import zoneinfo
 
 import pytest
@@ -16,6 +19,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from module_runner import run_module
 
+from ansible_collections.uptime.monitoring.plugins.module_utils import _schema
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
@@ -210,12 +214,12 @@ def test_a_bulk_sync_without_local_times_reads_no_zone(service):
     sync = MonitorSync(service.client(), lambda sleep: service.client(sleep=sleep))
     config = [dict(window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z'), name='instant')]
     service.clear_log()
-    result = sync.run(dict(state='merged', config=config, workers=1), lambda values: None)
+    result = sync.run(dict(state='merged', config=config, workers=1))
     assert result['summary']['created'] == 1
     # Sending an instant needs the zone: read once, by the write.
     assert len(account_reads(service)) == 1
     service.clear_log()
-    again = sync.run(dict(state='merged', config=config, workers=1), lambda values: None)
+    again = sync.run(dict(state='merged', config=config, workers=1))
     assert not again['changed'] and account_reads(service) == [], 'a sync that sends nothing read the zone'
 
 
@@ -269,3 +273,14 @@ def test_a_wrong_zone_fails_on_the_write_that_shows_it(service, fake_connection,
     # The one request the given zone costs: the created record, read back; no account read.
     assert [(entry['method'], entry['path']) for entry in service.log()] == [
         ('GET', '/api/v1/monitors'), ('POST', '/api/v1/monitors'), ('GET', '/api/v1/monitors/1')]
+
+
+def test_a_zone_is_known_without_a_system_time_zone_database(tmp_path):
+    """A slim execution environment has no /usr/share/zoneinfo: the tzdata package of requirements.txt stands in."""
+    collections = _schema.__file__
+    for dummy in range(6):  # .../ansible_collections/uptime/monitoring/plugins/module_utils/_schema.py
+        collections = os.path.dirname(collections)
+    code = 'from ansible_collections.uptime.monitoring.plugins.module_utils._schema import named_zone; print(named_zone("%s"))' % NEW_YORK
+    environ = dict(os.environ, PYTHONTZPATH=str(tmp_path), PYTHONPATH=os.pathsep.join([collections] + sys.path))
+    ran = subprocess.run([sys.executable, '-c', code], env=environ, capture_output=True, text=True, check=False)
+    assert ran.stdout.strip() == NEW_YORK, ran.stderr

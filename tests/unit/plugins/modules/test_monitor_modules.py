@@ -10,19 +10,19 @@ import os
 import re
 
 import pytest
+from ansible.module_utils.common.parameters import PASS_VARS
 from module_runner import run_module
 from emulator.control import PRIMARY_KEY
 from fake_client import add_monitor
 
 from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
 
 
+# The arguments echoed in the result (invocation), as -vvv shows them: ansible-core 2.21 echoes them only when asked.
+ECHOED = {'_ansible_inject_invocation': True} if 'inject_invocation' in PASS_VARS else {}
 TRANSPORT_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', '..', 'docs', 'transport.md')
-
-
-# What Ansible puts in place of a no_log value it echoes.
-NO_LOG_MASK = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
 
 
 def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with_its_line_break(emulator, monkeypatch):
@@ -32,22 +32,35 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
     result = run_module(monitor_info.main, {}).result
     assert not result.get('failed') and result['monitors'] == []
-    # Trimmed, the key is another string: it is censored too, in a failure's invocation as anywhere.
-    failed = run_module(monitor.main, dict(name='no-url', interval=60)).result
+    # Trimmed, the key is another string: it is censored too, and masked in a failure's invocation.
+    failed = run_module(monitor.main, dict(ECHOED, name='no-url', interval=60)).result
     assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
-    assert failed.get('invocation', {}).get('module_args', {}).get('api_key') in (None, NO_LOG_MASK)
+    assert failed['invocation']['module_args']['api_key'] == MASK
 
 
-@pytest.mark.parametrize('missing, words', [('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')),
-                                            ('HAS_REQUESTS', ('requests',))])
-def test_what_is_missing_to_connect_is_named_before_any_request(emulator, connection, monkeypatch, missing, words):
+@pytest.mark.parametrize('wrong, words', [
+    ('api_url', ('api_url', 'UPTIME_API_URL')), ('api_key', ('api_key', 'UPTIME_API_KEY')), ('HAS_REQUESTS', ('requests',)),
+    ('user-info', ('api_url: holds a user name', '//********@')), ('user-info without a scheme', ('api_url: holds', '(********@')),
+    # Ansible's own validation fails, echoing the address it took from the environment.
+    ('user-info from the environment', ("Unsupported parameters for", "colour")),
+])
+def test_what_is_missing_or_wrong_to_connect_is_named_before_any_request(emulator, connection, monkeypatch, wrong, words):
     args = dict(connection)
-    if missing == 'HAS_REQUESTS':
+    if wrong == 'HAS_REQUESTS':
         monkeypatch.setattr(_module, 'HAS_REQUESTS', False)
+    elif wrong.startswith('user-info'):
+        args['api_url'] = args['api_url'].replace('//', '//bob:pw-123456@', 1)
     else:
-        del args[missing]
-    result = run_module(monitor_info.main, args).result
-    assert result['failed'] and all(word in result['msg'] for word in words), result['msg']
+        del args[wrong]
+    if wrong == 'user-info without a scheme':
+        args['api_url'] = args['api_url'].split('//', 1)[1]
+    if wrong == 'user-info from the environment':
+        monkeypatch.setenv('UPTIME_API_URL', args.pop('api_url'))
+        args['colour'] = 'blue'
+    result = run_module(monitor_info.main, dict(args, **ECHOED)).result
+    assert result['failed']
+    assert all(word in result['msg'] for word in words), result['msg']
+    assert 'pw-123456' not in json.dumps(result)  # the message and the arguments echoed (invocation)
     assert emulator.log() == []
 
 
