@@ -155,27 +155,9 @@ def check_entry(index, item):
             raise ValidationError('name', 'must be a string, got a %s' % type(raw_name).__name__)
         if name is None:
             raise ValidationError('name', 'is required: every entry names the monitor it describes')
-        for option, value in item.items():
-            field = MONITOR.by_name[option]
-            if value is None:
-                continue
-            if field.kind == 'pairs':
-                _check_pairs_shape(field, value)
-            field.check_choice(field.normalise(value))
+        MONITOR.check_as_given(item)
     except ValidationError as exc:
         raise _prefixed(exc, index, name)
-
-
-def _check_pairs_shape(field, value):
-    items = value if isinstance(value, list) else [value]
-    for position, pair in enumerate(items):
-        where = '%s[%d]' % (field.name, position)
-        if not isinstance(pair, dict) or set(pair) != {'key', 'value'}:
-            keys = ', '.join(sorted(str(key) for key in pair)) if isinstance(pair, dict) else type(pair).__name__
-            raise ValidationError(where, 'must be a dict with exactly key and value, got %s' % keys)
-        if field.item_key_choices and pair['key'] not in field.item_key_choices:
-            raise ValidationError(where + '.key', 'must be one of %s, got %r'
-                                  % (', '.join(field.item_key_choices), pair['key']))
 
 
 def check_entries(params):

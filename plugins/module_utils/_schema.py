@@ -491,6 +491,28 @@ class Field:
                 where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
                 raise ValidationError(self.name + where, problem[1])
 
+    def check_as_given(self, value):
+        """Refuse, naming this field, a value as a user gave it that Ansible's type check would refuse in words of its
+        own, which name neither a config entry nor, for a list of pairs, the option: pairs in another shape than a list
+        of dicts with key and value, an empty number or boolean, a value outside the choices."""
+        if self.kind == 'pairs' and isinstance(value, str):
+            # Never the text itself: it may hold a secret.
+            raise ValidationError(self.name, 'must be a list of dicts with key and value, such as [{key: %s, value: ...}], '
+                                             'got a string' % (self.item_key_choices or ['X-Name'])[0])
+        if self.kind == 'pairs':
+            for position, pair in enumerate(value if isinstance(value, list) else [value]):
+                where = '%s[%d]' % (self.name, position)
+                if not isinstance(pair, dict) or set(pair) != {'key', 'value'}:
+                    keys = ', '.join(sorted(str(key) for key in pair)) if isinstance(pair, dict) else type(pair).__name__
+                    raise ValidationError(where, 'must be a dict with exactly key and value, got %s' % keys)
+                if self.item_key_choices and pair['key'] not in self.item_key_choices:
+                    raise ValidationError(where + '.key', 'must be one of %s, got %r'
+                                          % (', '.join(self.item_key_choices), pair['key']))
+        elif self.kind in ('int', 'bool') and isinstance(value, str) and not value.strip():
+            raise ValidationError(self.name, 'expected %s, got an empty string (leave the option out to keep the value)'
+                                  % ('an integer' if self.kind == 'int' else 'a boolean'))
+        self.check_choice(self.normalise(value))
+
     def check_choice(self, value):
         """Refuse a value outside ``choices`` (the argument spec of a nested option is not the only gate)."""
         if self.choices and value is not None and value not in self.choices:
@@ -626,11 +648,15 @@ class Field:
                 % (owner, stored, shown, masked))
 
     def changed_items(self, before, after, shown):
-        """``shown`` (the masked ``after``) with every masked item that ``before`` lacks marked as changed."""
-        old = {(item['key'], item['value']) for item in before or []}
+        """``shown`` (the masked ``after``) with every masked item whose value ``before`` lacks marked as changed.
+
+        A key whose case alone changed (a header's name) keeps its value: the diff shows the key's change, and marking
+        the value would say a secret changed that did not.
+        """
+        old = {(item['key'].casefold(), item['value']) for item in before or []}
         return [dict(shown_item, value=shown_item['value'] + ' (changed)')
-                if self.sensitive_items(plain) is not None and (plain['key'], plain['value']) not in old else shown_item
-                for plain, shown_item in zip(after, shown)]
+                if self.sensitive_items(plain) is not None and (plain['key'].casefold(), plain['value']) not in old
+                else shown_item for plain, shown_item in zip(after, shown)]
 
 
 class Schema:
@@ -643,6 +669,12 @@ class Schema:
 
     def argument_spec(self):
         return {field.name: field.argument_spec() for field in self.fields}
+
+    def check_as_given(self, params):
+        """:meth:`Field.check_as_given` for every field ``params`` gives."""
+        for name, value in params.items():
+            if name in self.by_name and value is not None:
+                self.by_name[name].check_as_given(value)
 
     def desired(self, params, zone=None, kind=None):
         """The normalised values of the options given (an empty string is given: it clears), of one kind if named."""

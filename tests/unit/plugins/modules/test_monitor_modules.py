@@ -32,6 +32,9 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
     result = run_module(monitor_info.main, {}).result
     assert not result.get('failed') and result['monitors'] == []
+    # An empty value is unset, as for the inventory plugin and the event source (a survey left blank, say).
+    blank = run_module(monitor_info.main, {'api_url': '', 'api_key': ''}).result
+    assert blank.get('monitors') == [], blank
     # Trimmed, the key is another string: it is censored too, and masked in a failure's invocation.
     failed = run_module(monitor.main, dict(ECHOED, name='no-url', interval=60)).result
     assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
