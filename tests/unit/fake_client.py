@@ -77,6 +77,9 @@ class FakeService(Emulator):
         if fault and fault['kind'] == 'delay':
             entry.update(fault='delay', fault_when='before')
             return DROPPED
+        if fault and fault['kind'] == 'check':
+            self.state.meanwhile(fault, entry)
+            fault = None
         response = None
         if not fault or fault['when'] == 'after':
             try:

@@ -286,7 +286,7 @@ def test_an_unknown_id_and_a_refusal_the_pre_check_missed_come_back_readable(ser
     with pytest.raises(UptimeApiError) as caught:
         run(service, client, monitor_id=monitor_id, started_at='2026-01-02T10:00:00')
     assert caught.value.status == 422
-    assert 'monitor_id: The monitor already has an ongoing incident.' in str(caught.value)
+    assert "monitor_id: There's already an ongoing incident for this monitor." in str(caught.value)
     assert [entry['method'] for entry in service.log()] == ['GET', 'POST', 'GET']
 
 
