@@ -356,9 +356,10 @@ class Engine:
     def _set_meanwhile(self, sent, stored, before):
         """The write-once values ``sent`` that were empty when read and that the service holds otherwise, no time zone
         explaining the difference: another actor set them between the read and the write. By name, the value sent."""
-        return {name: sent[name] for name in self.schema.not_taken(sent, stored)
-                if self.schema.by_name[name].write_once and before.get(name) is None and stored.get(name) is not None
-                and not self._zone_explains(name, sent[name], stored[name])}
+        unexplained = [name for name in self.schema.not_taken(sent, stored)
+                       if not self._zone_explains(name, sent[name], stored.get(name))]
+        return {name: sent[name] for name in unexplained
+                if self.schema.by_name[name].write_once and before.get(name) is None and stored.get(name) is not None}
 
     def _zone_explains(self, name, sent, stored):
         """Whether the service reading a local time in another zone than the one it was made for can have stored
@@ -367,10 +368,10 @@ class Engine:
         if self.schema.by_name[name].kind != 'timestamp':
             return False
         try:
-            shift = abs((datetime.datetime.strptime(stored, UTC_FORMAT)
-                         - datetime.datetime.strptime(sent, UTC_FORMAT)).total_seconds())
+            stored_at, sent_at = (datetime.datetime.strptime(value, UTC_FORMAT) for value in (stored, sent))
         except (TypeError, ValueError):
             return True
+        shift = abs((stored_at - sent_at).total_seconds())
         return 0 < shift <= 26 * 3600 and shift % 900 == 0
 
     def _sendable(self, desired):
