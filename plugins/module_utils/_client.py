@@ -312,8 +312,10 @@ class UptimeClient:
         self.request_count = 0
         self.rate_limit = RateLimit(clock)
         self.reserve = reserve
-        # The service's clock as the Date header of its latest answer told it (naive UTC), None before one.
+        # The service's clock as the Date header of its latest answer told it (naive UTC), None before one, and the
+        # local monotonic clock when that answer was read.
         self.service_date = None
+        self._service_date_read = None
         self.transport_warnings = transport_warnings(self.base_url, validate_certs)
         self.session = requests.Session()
         self.session.headers.update({
@@ -522,9 +524,34 @@ class UptimeClient:
         self._unreachable_since = None
         self.rate_limit.observe(response.headers)
         body = self._read_response(response, content, method, display_path)
-        # Only the service's own answers tell its clock: a proxy's page may carry another machine's.
-        self.service_date = _http_date(response.headers.get('Date')) or self.service_date
+        self._observe_date(response.headers)
         return body
+
+    def _observe_date(self, headers):
+        """Take the service's clock from the ``Date`` of an answer read as the service's own (a proxy's page may carry
+        another machine's)."""
+        date = _http_date(headers.get('Date'))
+        if date is not None:
+            self.service_date, self._service_date_read = date, self._clock()
+
+    def wait_until(self, instant):
+        """Sleep until the service's clock reaches ``instant`` (naive UTC), and return its time then; the local clock's
+        when no answer told the service's.
+
+        The service's time is its latest ``Date`` plus the whole seconds the local
+        monotonic clock has counted since: a ``Date`` is cut to the second, so this is
+        never ahead of the service's clock, and at most a second behind it.
+        """
+        if self.service_date is None:
+            remaining = (instant - datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)).total_seconds()
+        else:
+            remaining = (instant - self.service_date).total_seconds() - (self._clock() - self._service_date_read)
+        if remaining > 0:
+            # A little more, so that a sleep cut short by the clock's resolution still counts the whole seconds.
+            self._sleep(remaining + 0.01)
+        if self.service_date is None:
+            return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+        return self.service_date + datetime.timedelta(seconds=int(self._clock() - self._service_date_read))
 
     def _read_response(self, response, content, method, path):
         status = response.status_code

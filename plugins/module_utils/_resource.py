@@ -16,9 +16,10 @@ from collections import namedtuple
 from ._client import PAGE_SIZE
 from ._schema import record_id, to_text
 
-# The outcome of one ensure: before/after in option terms (None when absent), the record written, and what the
-# task found to do when it is not plain from the result (a resource's lookup may say).
-Outcome = namedtuple('Outcome', 'changed before after record message', defaults=(None,))
+# The outcome of one ensure: before/after in option terms (None when absent), the record written, what the task
+# found to do when it is not plain from the result (a resource's lookup may say), and what the diff's after side says
+# beyond the record (a write on another record that the task made to keep what the operator set).
+Outcome = namedtuple('Outcome', 'changed before after record message after_header', defaults=(None, None))
 
 
 class Located:
@@ -83,12 +84,22 @@ class Resource:
         """Whether a refused create may mean that a concurrent run created the same record."""
         return False
 
-    def find_conflicting(self, client, values):
-        """After a create refused as a conflict: the record with the natural key in ``values``, or None.
+    def find_conflicting(self, client, values, located=None):
+        """After a create refused as a conflict: the record another actor created meanwhile that the task addresses
+        (``located``: where the task looked for it before), or None.
 
         Raises, naming it, when the key is held by a record the service takes for the same and the task does not.
         """
         return self.find_by_key(client, values)
+
+    def check_update(self, client, record, changes, refused=None):
+        """Refuse, before the write and in check mode alike, ``changes`` to ``record`` that what another record holds
+        rules out; with ``refused`` (the service's refusal of the write), name what the service took for a clash."""
+
+    def kept_after_delete(self, record):
+        """What deleting ``record`` makes the service undo on another record, which the task puts back:
+        ``(resource, that record as the delete leaves it, the values to put back, what to tell)``, or None."""
+        return None
 
     def prepare(self, desired, located, state, now, options):
         """The desired state to apply to the located record (or to create one); a hook for derived values.

@@ -141,17 +141,22 @@ def _ensure_result(resource, desired, outcome, located):
     schema = resource.schema
     before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
     diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
+    diff = dict(before=diff_before, after=diff_after)
+    if outcome.after_header:
+        diff['after_header'] = outcome.after_header
     view = resource.view(outcome.after, outcome.record, located) if outcome.after is not None else {}
-    return {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+    return {'changed': outcome.changed, resource.noun: view, 'diff': diff}
 
 
 def _written_summary(resource, outcome):
     """What a task wrote before it failed, in one line: the record and the fields it changed."""
-    values = outcome.after or {}
+    values = outcome.after or outcome.before or {}
     label = '%s%s (id %s)' % (resource.noun, ' %r' % values['name'] if values.get('name') else '',
                               record_id(outcome.record or {}))
     if outcome.before is None:
         return 'created %s' % label
+    if outcome.after is None:
+        return 'deleted %s' % label
     changed = sorted(resource.schema.differences(outcome.after or {}, outcome.before))
     return 'updated %s%s' % (label, ' (%s)' % ', '.join(changed) if changed else '')
 

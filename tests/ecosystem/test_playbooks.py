@@ -292,6 +292,9 @@ def test_acknowledge_incident_of_the_event(ansible, emulator):
     assert_changed_nothing(ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event))
     left = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', 'uptime_monitor_id=%d' % quiet)
     assert left.changed() == 0 and "Monitor 'quiet' has no unacknowledged incident: nothing to acknowledge." in left.output, left
+    unknown = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', 'uptime_monitor_id=99999', check=False)
+    assert unknown.rc != 0, unknown
+    assert 'No monitor has the id 99999 in the account of this API key' in unknown.output, unknown
     assert emulator.writes() == []
     assert incident_record(emulator, ongoing)['comment'] == record['comment']
 

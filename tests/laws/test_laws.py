@@ -30,6 +30,8 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
     """A task of one of ``modules`` that names a monitor of ``names`` (in a variant) or a new one."""
     module = draw(st.sampled_from(modules))
     name = draw(gen.variants(draw(st.sampled_from(names))) if names and draw(st.booleans()) else gen.names())
+    if module == 'monitor' and names and draw(st.integers(0, 3)) == 0:  # a rename by id (the monitors have ids 1, 2...)
+        return module, {'id': draw(st.integers(1, len(names))), 'name': name}
     if module == 'monitor':
         return module, draw(gen.monitors(name=name)) if draw(st.booleans()) else {'name': name, 'state': 'absent'}
     if module == 'monitors':
@@ -46,7 +48,7 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
 
 
 EXPLAINED = ('no monitor is named', 'has no incident', 'differs only in case', 'the service refused', 'has already been taken',
-             'to keep', 'masked')
+             'to keep', 'masked', 'cannot be renamed')
 PLAIN = {'zone': None, 'ignore_case': False, 'clock': 0}
 MODES = st.fixed_dictionaries({'zone': st.sampled_from(gen.ZONES), 'ignore_case': st.booleans(),
                                'clock': st.sampled_from([0, 0, -5, -40, 30])})
@@ -89,13 +91,15 @@ def test_idempotence(emulator, connection, mode, monitors, data):
 
 @budget(100)
 @given(mode=MODES, monitors=START, opened=st.booleans(), data=st.data())
-@example(mode=dict(PLAIN, clock=-5), monitors=[API], opened=False, data=None).via('issue 35 item 12')
+@example(mode=dict(PLAIN, clock=-5), monitors=[API], opened=False,
+         data=('incident', {'monitor': 'api', 'cause': 'down'})).via('issue 35 item 12')
+@example(mode=PLAIN, monitors=[API, SLACK], opened=False,
+         data=('monitor', {'id': 2, 'name': 'api'})).via('issue 44 item 6: a rename to a name another monitor has')
 def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data):
     """From any starting state, check mode sends no write; its changed, failure and diff are those of the real run
     (a write the service refuses aside)."""
     start(emulator, mode, monitors, monitors[:1] if opened else ())
-    module, args = ('incident', {'monitor': 'api', 'cause': 'down'}) if data is None \
-        else data.draw(tasks([args['name'] for args in monitors]), label='task')
+    module, args = data if isinstance(data, tuple) else data.draw(tasks([args['name'] for args in monitors]), label='task')
     check = run(connection, module, args, check_mode=True)
     sent = writes(emulator)
     real = run(connection, module, args)

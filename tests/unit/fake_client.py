@@ -77,6 +77,9 @@ class FakeService(Emulator):
         if fault and fault['kind'] == 'delay':
             entry.update(fault='delay', fault_when='before')
             return DROPPED
+        if fault and fault['kind'] == 'check':
+            self.state.meanwhile(fault, entry)
+            fault = None
         response = None
         if not fault or fault['when'] == 'after':
             try:
@@ -154,7 +157,7 @@ class FakeClient(_client.UptimeClient):
         self._unreachable_since = None
         self.rate_limit.observe(answer.headers)
         body = self._read_response(answer, answer.content, method, display_path)
-        self.service_date = _client._http_date(answer.headers.get('Date')) or self.service_date  # pylint: disable=protected-access
+        self._observe_date(answer.headers)
         return body
 
 
