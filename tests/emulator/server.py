@@ -34,7 +34,7 @@ except ImportError:  # run as a script: tests/emulator is sys.path[0]
 
 API_PREFIX = '/api/v1'
 CONTROL_PREFIX = '/_emulator'
-FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect', 'record')
+FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect', 'record', 'meanwhile')
 FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200, 'redirect': 302}
 # Each route: its path below API_PREFIX, the kind of record, and the action of each method (see Handler.act).
 ROUTES = (
@@ -162,6 +162,8 @@ class Faults(transport.FaultQueue):
             if not isinstance(spec.get('set'), dict) or 'record' not in spec:
                 raise ValueError('a record fault needs the record id and a "set" object')
             fault.update(when='after', record=spec['record'], set=spec['set'])
+        if kind == 'meanwhile':  # another client's changes once the request is answered: between two page reads
+            fault.update(when='after', delete=[int(item) for item in spec.get('delete', [])], create=list(spec.get('create', [])))
         return fault
 
     def take(self, method, path):
@@ -251,6 +253,16 @@ class Emulator:
     def _apply_initial_timezones(self):
         for key, zone in self.initial_timezones.items():
             self.store.set_timezone(key, zone)
+
+    def meanwhile(self, fault, api_key):
+        """What a ``meanwhile`` fault does after the request it matched: monitors deleted and created in its account."""
+        account_id = self.store.account_for_key(api_key)['id']
+        for monitor_id in fault['delete']:
+            try:
+                self.store.delete_monitor(account_id, monitor_id)
+            except store_module.NotFound:
+                pass
+        self.store.add_records(account_id, fault['create'], [])
 
     def reset(self):
         """Back to a clean start: no records, log, faults, rate limit or quirks; time zones as on the command line."""
@@ -370,6 +382,11 @@ class Handler(BaseHTTPRequestHandler):
         entry['fault_when'] = fault['when']
         if kind == 'drop':
             self.drop()
+            return
+        if kind == 'meanwhile':
+            self.emulator.meanwhile(fault, entry['api_key'])
+            entry['status'] = response.status
+            self.send(response)
             return
         if kind == 'record':
             document = json.loads(response.body)
