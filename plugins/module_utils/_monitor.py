@@ -9,7 +9,6 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from ._client import PAGE_SIZE
 from ._resource import NameMatcher, Resource
 from ._schema import (
     MASK,
@@ -172,6 +171,8 @@ class MonitorResource(Resource):
     lookup_options = dict(name=dict(type='str'), export=dict(type='bool', default=False),
                           reveal_secrets=dict(type='bool', default=False))
     default_search_by = 'name'
+    default_order = ('id', 'desc')
+    newest_first = {'sort_by': 'id', 'sort': 'desc'}
 
     def label(self, values):
         return '%s %r' % (self.noun, values.get('name')) if values.get('id') is None else Resource.label(self, values)
@@ -229,12 +230,8 @@ class MonitorResource(Resource):
         The service's search matches substrings (without regard to case on most databases): the match is made here.
         """
         # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.
-        query = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': PAGE_SIZE}
-        matcher = NameMatcher()
-        for records in client.iter_pages(self.path, query):
-            if matcher.add(records).has_exact(name):
-                break
-        return matcher
+        query = {'search': max(name.split('\\'), key=len), 'search_by': 'name'}
+        return NameMatcher().add(self.read_all(client, query, until=lambda page: NameMatcher().add(page).has_exact(name)))
 
     def is_conflict(self, exc):
         return exc.status == 422 and 'name' in exc.field_errors

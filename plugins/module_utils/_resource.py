@@ -46,6 +46,9 @@ class Resource:
     list_bounds = {}
     # The order the service lists records in when the task asks none: (sort_by, sort).
     default_order = (None, None)
+    # The query that lists every new record first, in which a whole list is read (see read_all); None when the list
+    # has no such order.
+    newest_first = None
     default_search_by = None
     create_hint = 'leave id out to create it'
     # Read-only values the service gives every new record, which a create answer may lack.
@@ -58,17 +61,26 @@ class Resource:
     def get(self, client, resource_id):
         return client.get_or_none('%s/%s' % (self.path, resource_id))
 
-    def read_all(self, client, query=None):
-        """Every record of the list, oldest first, so that one created while the pages are read lands on the last."""
-        return client.list(self.path, self._oldest_first(query))
+    def read_all(self, client, query=None, until=None):
+        """Every record of the list (filtered by ``query``), oldest first, as it stood while its pages were read.
+
+        Read newest first, in which the client notices a record created or deleted between two pages and reads the
+        list again (see :meth:`UptimeClient.list`); ``until`` stops the reading at the page where it is true.
+        """
+        return client.list(self.path, dict(query or {}, **self.newest_first, per_page=PAGE_SIZE), until)[::-1]
 
     def read_page(self, client, page):
-        """Page ``page`` of the list in the order of :meth:`read_all`: its records and the number of pages."""
-        return client.read_page(self.path, self._oldest_first({'page': page}))
+        """Page ``page`` of the list, oldest first, so that a record created meanwhile lands on the last page: its
+        records and the number of pages."""
+        return client.read_page(self.path, dict(sort_by='id', sort='asc', per_page=PAGE_SIZE, page=page))
 
-    @staticmethod
-    def _oldest_first(query):
-        return dict(query or {}, sort_by='id', sort='asc', per_page=PAGE_SIZE)
+    def in_order(self, records, sort_by, descending):
+        """``records`` (oldest first) in the order the service lists them by ``sort_by``: by id, or by the text of
+        the field without regard to case (as the service on MySQL sorts), then by id."""
+        if sort_by in (None, 'id'):
+            return records[::-1] if descending else records
+        return sorted(records, key=lambda record: ((to_text(record.get(sort_by)) or '').casefold(), record_id(record)),
+                      reverse=descending)
 
     def locate(self, client, identity):
         """Find the record the task addresses; ``identity`` holds ``id`` and the natural key."""

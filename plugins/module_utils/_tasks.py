@@ -96,10 +96,14 @@ class TimeBounds:
                 return True
         return False
 
-    def read(self, client, path, query, limit):
-        """The records of every page within the bounds, up to ``limit``; stops at the page that passed a bound."""
+    def read(self, client, resource, query, limit):
+        """The records within the bounds, up to ``limit``. Without a limit, a list that can be read whole is (see
+        :meth:`Resource.read_all`), then put in the order asked; else its pages, up to the page that passed a bound."""
+        if limit is None and resource.newest_first is not None:
+            return [record for record in resource.in_order(resource.read_all(client, query), self.sort_by, self.descending)
+                    if self.admit(record)]
         found = []
-        for records in client.iter_pages(path, query):
+        for records in client.iter_pages(resource.path, query):
             for record in records:
                 if self.passed(record):
                     return found
@@ -179,7 +183,7 @@ def info_task(resource, client, params, zone=None):
     else:
         records = resource.narrow(client, lookups, query)
         if records is None:
-            records = bounds.read(client, resource.path, query, params.get('limit'))
+            records = bounds.read(client, resource, query, params.get('limit'))
     records = [record for record in records if record is not None and bounds.admit(record)]
     views = [resource.record_view(record) for record in records]
     return dict({'changed': False, resource.plural: views}, **resource.info_extras(records, lookups))

@@ -16,6 +16,10 @@ description:
     normalisation as M(uptime.monitoring.monitor), then sends only the writes that are needed, one request per
     created, updated or deleted monitor, from a bounded pool of O(workers).
   - A sync that changes nothing costs one request per 100 monitors of the account.
+  - "The account is read as it stood while its pages were read: when another job creates or deletes monitors between
+    two pages (the service cuts each page when it reads it, so a monitor would be on no page, and be neither updated
+    nor deleted), the list is read again from its first page, at most 3 times, else the task fails naming the list
+    before any write."
   - Monitors are matched by their exact O(config[].name), as M(uptime.monitoring.monitor) finds them. A name that
     differs only in case is another monitor's; an entry whose name differs only in case from a monitor that no entry
     names is refused before any write, naming both (it would be created beside it, which a service that compares
