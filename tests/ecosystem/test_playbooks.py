@@ -15,6 +15,7 @@ import yaml
 from ecosystem_support import (
     APPENDED,
     OTHER_KEY,
+    PRIMARY_KEY,
     assert_changed_nothing,
     create_incident,
     create_monitor,
@@ -297,23 +298,34 @@ def test_acknowledge_incident_of_the_event(ansible, emulator):
 
 
 SLACK_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/slack-s3cr3t-part'
-SECRETS = ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part')
-# What import_account prints for a monitor imported without what the export left out.
-CREATED_WITHOUT = ("monitor '%s' was created without %s (left out of the export): set them with "
-                   "uptime.monitoring.monitor")
+SECRETS = ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part', 'intranet-s3cr3t')
+# What import_account prints for a monitor applied without what the export masked and the account cannot stand for.
+APPLIED_WITHOUT = "monitor '%s' was applied without %s: masked in the export, and nothing in the account stands for %s"
+EMAIL, SMS = {'key': 'email', 'value': 'oncall@example.com'}, {'key': 'sms', 'value': '+4912345'}
+X_ENV, LANGUAGE = {'key': 'X-Env', 'value': 'prod'}, {'key': 'Accept-Language', 'value': 'de'}
+AUTHORIZATION = {'key': 'Authorization', 'value': 'Bearer s3cr3t-token'}
 
 
 def seed_account(emulator):
     shop = create_monitor(emulator, 'shop', url='https://shop.example.com/health', interval=60,
                           alert_condition='url_no_text', alert_text_lookup='OK',
-                          alerts=[{'key': 'email', 'value': 'oncall@example.com'}, {'key': 'slack', 'value': SLACK_WEBHOOK}],
-                          request_headers=[{'key': 'X-Env', 'value': 'prod'}, {'key': 'Authorization', 'value': 'Bearer s3cr3t-token'}])
+                          alerts=[EMAIL, {'key': 'slack', 'value': SLACK_WEBHOOK}, SMS],
+                          request_headers=[X_ENV, AUTHORIZATION, LANGUAGE])
     create_monitor(emulator, 'admin', request_auth_username='uptime', request_auth_password='hunter2-secret')
     staging = create_monitor(emulator, 'staging', interval=3600, cache_buster=1)
     update_monitor(emulator, staging['id'], pause=1)
+    intranet = create_monitor(emulator, 'intranet', url='https://ops:intranet-s3cr3t@intranet.example.org/')
     create_incident(emulator, shop['id'], '2026-01-10T08:00:00', acknowledged_at='2026-01-10T08:05:00',
                     ended_at='2026-01-10T09:00:00', cause='Pool exhausted', comment='Raised the pool')
     create_incident(emulator, shop['id'], '2026-01-12T08:00:00', cause='Timeouts')
+    create_incident(emulator, intranet['id'], '2026-01-11T08:00:00', ended_at='2026-01-11T08:30:00')
+
+
+def import_account(ansible, *arguments, api_key=PRIMARY_KEY):
+    run = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml', *arguments,
+                           api_key=api_key)
+    assert not any(secret in run.output for secret in SECRETS), run
+    return run
 
 
 def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp_path_factory):
@@ -328,14 +340,15 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
         text = handle.read()
     assert not any(secret in text for secret in SECRETS)
     export = yaml.safe_load(text)
-    assert [monitor['name'] for monitor in export['uptime_monitors']] == ['admin', 'shop', 'staging']
+    assert [monitor['name'] for monitor in export['uptime_monitors']] == ['admin', 'intranet', 'shop', 'staging']
     # Every option is there, the secrets masked, and the options that hold them named.
     assert export['uptime_monitors_masked'] == {'admin': ['request_auth_username', 'request_auth_password'],
-                                                'shop': ['request_headers', 'alerts']}
+                                                'intranet': ['url'], 'shop': ['request_headers', 'alerts']}
     assert export['uptime_monitors'][0]['request_auth_password'] == '********'
     assert export['uptime_incidents'] == [
         {'monitor': 'shop', 'started_at': '2026-01-10T08:00:00Z', 'acknowledged_at': '2026-01-10T08:05:00Z',
          'ended_at': '2026-01-10T09:00:00Z', 'cause': 'Pool exhausted', 'comment': 'Raised the pool'},
+        {'monitor': 'intranet', 'started_at': '2026-01-11T08:00:00Z', 'ended_at': '2026-01-11T08:30:00Z'},
         {'monitor': 'shop', 'started_at': '2026-01-12T08:00:00Z', 'cause': 'Timeouts'},
     ]
 
@@ -344,44 +357,59 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
     with open(path, encoding='utf-8') as handle:
         assert handle.read() == text
 
-    # The other account gets the same monitors (less the secrets) and incidents.
-    imported = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                                api_key=OTHER_KEY)
-    assert imported.changed() == 2
-    # Every monitor created without what the export left out is named, with the options to set, though the
-    # run succeeded; the others are not.
-    assert CREATED_WITHOUT % ('admin', 'request_auth_username, request_auth_password') in imported.output
-    assert CREATED_WITHOUT % ('shop', 'request_headers, alerts') in imported.output
-    assert "monitor 'staging'" not in imported.output
-    assert 'slack-s3cr3t-part' not in imported.output
-    # What the copy holds of each monitor is the round-trip law's (tests/laws); here, what the import left out.
+    # Into another account, only what the export masked is left out, each thing named: a masked item alone (its plain
+    # neighbours arrive), a password with its user name, a monitor whose url is masked (with its incidents).
+    imported = import_account(ansible, api_key=OTHER_KEY)
+    assert APPLIED_WITHOUT % ('admin', 'request_auth_username, request_auth_password', 'them') in imported.output, imported
+    assert APPLIED_WITHOUT % ('shop', "request_headers 'Authorization', alerts 'slack'", 'them') in imported.output, imported
+    assert ("monitor 'intranet' was not created: its url is masked in the export, and nothing in the account stands for "
+            "it (its incidents are left out with it)") in imported.output, imported
+    assert '-e uptime_export_reveal_secrets=true' in imported.output, imported
+    assert "monitor 'staging'" not in imported.output, imported
     copy = monitors_by_name(emulator, OTHER_KEY)
     assert sorted(copy) == ['admin', 'shop', 'staging']
-    assert copy['admin']['request_auth_username'] is None and not copy['shop']['alerts'] and not copy['shop']['request_headers']
+    assert copy['admin']['request_auth_username'] is None
+    assert (copy['shop']['alerts'], copy['shop']['request_headers']) == ([EMAIL, SMS], [X_ENV, LANGUAGE])
     incidents = records(emulator, '/api/v1/incidents', OTHER_KEY)
     assert sorted((incident['monitor']['name'], incident['started_at'][:19], incident['status']) for incident in incidents) == [
         ('shop', '2026-01-10T08:00:00', 'resolved'), ('shop', '2026-01-12T08:00:00', 'unresolved')]
 
     # The admin's credentials set from a vault, as the message says, then imported again: nothing changes (what
-    # the vault set is kept), the admin is no longer named, and the shop, still without them, is (said as it is).
-    copy_admin = monitors_by_name(emulator, OTHER_KEY)['admin']
-    update_monitor(emulator, copy_admin['id'], api_key=OTHER_KEY, request_auth_username='uptime',
+    # the vault set is kept), the admin is no longer named, and the shop, still without them, is.
+    update_monitor(emulator, copy['admin']['id'], api_key=OTHER_KEY, request_auth_username='uptime',
                    request_auth_password='from-the-vault')
     emulator.clear_log()
-    again = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                             api_key=OTHER_KEY)
+    again = import_account(ansible, api_key=OTHER_KEY)
     assert_changed_nothing(again)
     assert emulator.writes() == []
-    assert "monitor 'admin'" not in again.output
-    assert ("monitor 'shop' has no request_headers, alerts (left out of the export): set them with "
-            "uptime.monitoring.monitor") in again.output
+    assert "monitor 'admin'" not in again.output, again
+    assert APPLIED_WITHOUT % ('shop', "request_headers 'Authorization', alerts 'slack'", 'them') in again.output, again
 
-    # The export imported into the account it came from (untouched since), merged: the monitors keep what the export
-    # left out, and nothing is named.
-    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                              '-e', 'uptime_import_incidents=false')
-    assert_changed_nothing(merged)
-    assert 'left out of the export' not in merged.output
+    # Restored into the account it came from after a drift, replaced: everything comes back, the secrets included,
+    # and nothing is named.
+    origin = monitors_by_name(emulator)
+    update_monitor(emulator, origin['shop']['id'], interval=3600, request_headers=[AUTHORIZATION])
+    update_monitor(emulator, origin['admin']['id'], interval=3600)
+    replaced = import_account(ansible, '-e', 'uptime_import_state=replaced', '-e', 'uptime_import_incidents=false')
+    assert 'stands for' not in replaced.output, replaced
+    restored = monitors_by_name(emulator)
+    assert int(restored['shop']['interval']) == 60
+    assert restored['shop']['request_headers'] == [X_ENV, AUTHORIZATION, LANGUAGE]
+    assert restored['shop']['alerts'] == [EMAIL, {'key': 'slack', 'value': SLACK_WEBHOOK}, SMS]
+    assert restored['admin']['request_auth_password'] == 'hunter2-secret'
+
+    # Overridden, after a drift that removed a secret and added a monitor: the account holds exactly the export, every
+    # secret it still holds kept; the one removed cannot come back from a masked export, and is named.
+    create_monitor(emulator, 'legacy')
+    update_monitor(emulator, origin['shop']['id'], alerts=[SMS])
+    overridden = import_account(ansible, '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
+    assert APPLIED_WITHOUT % ('shop', "alerts 'slack'", 'it') in overridden.output, overridden
+    assert "monitor 'admin'" not in overridden.output, overridden
+    after = monitors_by_name(emulator)
+    assert sorted(after) == ['admin', 'intranet', 'shop', 'staging']
+    assert (after['shop']['alerts'], after['shop']['request_headers']) == ([EMAIL, SMS], [X_ENV, AUTHORIZATION, LANGUAGE])
+    assert (after['admin']['request_auth_username'], after['admin']['request_auth_password']) == ('uptime', 'hunter2-secret')
+    assert after['intranet']['url'] == 'https://ops:intranet-s3cr3t@intranet.example.org/'
 
     # With its secrets revealed (and without incidents, to an absolute path), the file holds them and no run shows
     # them; what a copy of it keeps is the round-trip law's.
@@ -390,22 +418,8 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
                            '-e', 'uptime_export_reveal_secrets=true', '-e', 'uptime_export_incidents=false')
     with open(full, encoding='utf-8') as handle:
         revealed = yaml.safe_load(handle)
-    assert 'slack-s3cr3t-part' in str(revealed) and revealed['uptime_incidents'] == []
+    assert 'intranet-s3cr3t' in str(revealed) and revealed['uptime_incidents'] == []
     assert not any(secret in run.output for secret in SECRETS)
-
-    # Overridden: the account holds exactly the export (a monitor added since removed), the secrets it left out
-    # cleared, and named.
-    create_monitor(emulator, 'legacy')
-    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                                  '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
-    assert ("monitor 'admin' had request_auth_username, request_auth_password cleared (left out of the export): set "
-            "them with uptime.monitoring.monitor") in overridden.output
-    assert ("monitor 'shop' had request_headers, alerts cleared (left out of the export): set them with "
-            "uptime.monitoring.monitor") in overridden.output
-    assert not any(secret in overridden.output for secret in SECRETS)
-    after = monitors_by_name(emulator)
-    assert sorted(after) == ['admin', 'shop', 'staging']
-    assert not after['shop']['alerts'] and not after['shop']['request_headers']
 
 
 HEALTH_INVENTORY = '''\
