@@ -35,8 +35,9 @@ web3.example.com uptime_monitor_name=web3 uptime_monitor_alerts='[{"key": "email
 ansible_connection=local
 '''
 
-# Deploy tasks for rolling_deploy: record how the host's monitor looks while the host is deployed, and
-# fail on the hosts listed in deploy_fail_on.
+# Deploy tasks for rolling_deploy: record how the host's monitor looks while the host is deployed, reach a host
+# that has a connection of its own, include a missing file on the hosts listed in deploy_broken_include, and fail on
+# those listed in deploy_fail_on.
 DEPLOY_TASKS = '''\
 ---
 - name: Read the monitor while the host is deployed
@@ -55,6 +56,14 @@ DEPLOY_TASKS = '''\
     mode: "0600"
   delegate_to: localhost
 
+- name: Reach the host
+  ansible.builtin.ping:
+  when: ansible_connection != 'local'
+
+- name: Include a step that is not there
+  ansible.builtin.include_tasks: /nonexistent/deploy-step.yml
+  when: inventory_hostname in deploy_broken_include | default([])
+
 - name: Break the deploy
   ansible.builtin.fail:
     msg: the deploy of {{ inventory_hostname }} failed
@@ -71,6 +80,8 @@ def rolling_deploy(ansible, emulator, inventory, *arguments, name='inventory.ini
     run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_record=%s' % record,
                            '-e', 'deploy_tasks_file=%s' % ansible.write('deploy.yml', DEPLOY_TASKS), *arguments,
                            inventory=inventory, check=False)
+    if not os.path.exists(record):  # check mode records nothing
+        return run, []
     with open(record, encoding='utf-8') as handle:
         return run, [yaml.safe_load(line) for line in handle if line.strip()]
 
@@ -110,22 +121,37 @@ def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
     ('respond_to_incident', ('-e', 'uptime_monitor=shop', '-e', 'uptime_incident_action=close'), 'uptime_incident_action must be one of: acknowledge, resolve'),
     ('respond_to_incident', (), "Set uptime_monitor (the monitor's name) or uptime_incident_id"),
     ('import_account', ('-e', 'uptime_import_state=merged'), 'missing required arguments: uptime_import_file'),
+    # The deploy tasks are loaded before any monitor is read, let alone held.
+    ('rolling_deploy', ('-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file={workdir}/missing.yml'),
+     "Could not find or access '{workdir}/missing.yml'"),
+    ('rolling_deploy', ('-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file={workdir}/broken.yml'), 'YAML parsing failed'),
     ('acknowledge_incident', ('-e', 'uptime_monitor_id=shop'), "'uptime_monitor_id' is of type str and we were unable to convert to int"),
 ])
 def test_a_playbook_refuses_what_it_cannot_do_before_any_request(ansible, emulator, playbook, arguments, message):
     inventory = ansible.write('inventory.ini', INVENTORY)
-    run = ansible.playbook('uptime.monitoring.' + playbook, *arguments, inventory=inventory, check=False)
+    ansible.write('broken.yml', '- name: Deploy\n  ansible.builtin.command: [\n')
+    run = ansible.playbook('uptime.monitoring.' + playbook, *[arg.format(workdir=ansible.workdir) for arg in arguments],
+                           inventory=inventory, check=False)
     assert run.rc != 0, run
-    assert message in run.output, run
+    assert message.format(workdir=ansible.workdir) in run.output, run
     assert emulator.log() == []
 
 
 def test_rolling_deploy_pauses_and_restores(ansible, emulator):
-    web1 = create_monitor(emulator, 'web1.example.com')
+    web1 = create_monitor(emulator, 'web1.example.com')  # pending: never checked
     web2 = create_monitor(emulator, 'web2.example.com')
     update_monitor(emulator, web2['id'], pause=1)  # paused before the deploy: stays paused
+    preview, dummy = rolling_deploy(ansible, emulator, INVENTORY, '--check')
+    assert emulator.writes() == [], preview
     run, recorded = rolling_deploy(ansible, emulator, INVENTORY)
     assert run.rc == 0, run
+    # The preview counts the changes of the real run, the put-back of what it would hold included.
+    assert {host: counts['changed'] for host, counts in preview.recap.items()} == {
+        host: counts['changed'] for host, counts in run.recap.items()}, (preview, run)
+    pending = ("Monitor 'web1.example.com' was pending (not checked yet) before the deploy; the service resumes a monitor as "
+               "online or offline, never pending: %s")
+    assert pending % 'it would come back online or offline' in preview.output, preview
+    assert pending % 'it is online now' in run.output, run
     during = {entry['host']: entry['monitor'] for entry in recorded}
     assert during['web1.example.com']['status'] == 'paused'
     assert during['web2.example.com']['status'] == 'paused'
@@ -182,9 +208,11 @@ def test_rolling_deploy_maintenance_window(ansible, emulator):
     web2 = create_monitor(emulator, 'web2.example.com', maintenance_start_at='2030-01-01T01:00:00',
                           maintenance_end_at='2030-01-01T02:00:00')
     run, recorded = rolling_deploy(ansible, emulator, INVENTORY, '-e', 'uptime_deploy_mode=maintenance', '-e', 'uptime_maintenance_minutes=45',
-                                   '-e', '{"deploy_fail_on": ["web2.example.com"]}')
-    # One host at a time (deploy_serial's default): the rollout stops at web2's failure, web3 is not deployed.
-    assert run.rc != 0 and 'the deploy of web2.example.com failed' in run.output, run
+                                   '-e', '{"deploy_broken_include": ["web2.example.com"]}')
+    # One host at a time (deploy_serial's default): the rollout stops at web2's failure (a tasks file its deploy
+    # includes is not there), web3 is not deployed.
+    assert run.rc != 0, run
+    assert 'The deploy of web2.example.com failed (a tasks file it includes could not be loaded' in run.output, run
     assert [entry['host'] for entry in recorded] == ['web1.example.com', 'web2.example.com']
     assert 'web3.example.com' not in run.recap, run
     during = {entry['host']: entry['monitor'] for entry in recorded}
@@ -199,6 +227,23 @@ def test_rolling_deploy_maintenance_window(ansible, emulator):
     assert monitors['web2.example.com']['maintenance_start_at'].startswith('2030-01-01T01:00:00')
     assert monitors['web2.example.com']['maintenance_end_at'].startswith('2030-01-01T02:00:00')
     assert all('pause' not in entry['form'] for entry in writes_to(emulator, web1['id']) + writes_to(emulator, web2['id']))
+
+
+def test_rolling_deploy_puts_back_the_monitor_of_a_host_gone_unreachable(ansible, emulator):
+    monitors = {host: create_monitor(emulator, host) for host in ('web1.example.com', 'web2.example.com', 'web3')}
+    unreachable = 'web2.example.com ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1'  # refused at once
+    run, recorded = rolling_deploy(ansible, emulator, INVENTORY.replace('web2.example.com', unreachable, 1), '-e', 'deploy_serial=2')
+    assert run.rc == 4 and run.recap['web2.example.com']['unreachable'] == 1, run
+    # As it was held, the run named it with the command that puts it back, for a run that ends before it does.
+    held = monitors['web2.example.com']['id']
+    assert ("Monitor 'web2.example.com' (id %d) is held during the deploy of web2.example.com. Should this run end before "
+            "putting it back (the host unreachable, the run stopped): ansible localhost -m uptime.monitoring.monitor -a "
+            "'id=%d paused=false'" % (held, held)) in run.output, run
+    # The other host of its batch put it back, and the rollout stopped: web3 was neither deployed nor touched.
+    assert [entry['form'].get('pause') for entry in writes_to(emulator, held)] == ['1', '0']
+    assert sorted(entry['host'] for entry in recorded) == ['web1.example.com', 'web2.example.com']
+    assert writes_to(emulator, monitors['web3']['id']) == []
+    assert [name for name, monitor in monitors_by_name(emulator).items() if monitor['status'] == 'paused'] == []
 
 
 def incident_record(emulator, record):
