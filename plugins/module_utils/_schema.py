@@ -51,8 +51,22 @@ class ValidationError(Exception):
         self.field = field
 
 
+class Unresolved(tuple):
+    """A masked secret given as input that no stored secret answers for, read as ``(where, message)``.
+
+    ``field`` and ``index`` (of an item of a list; None for a whole value) say which part of the input it is, so that
+    it can be left out (:meth:`Schema.leaving_out`).
+    """
+
+    def __new__(cls, field, index, message):
+        problem = tuple.__new__(cls, (field if index is None else '%s[%d]' % (field, index), message))
+        problem.field, problem.index = field, index
+        return problem
+
+
 class UnresolvedMaskError(ValidationError):
-    """Masked secrets given as input that no stored secret answers for, each ``(option, message)``: nothing is sent."""
+    """Masked secrets given as input that no stored secret answers for, each ``(option, message)``
+    (:class:`Unresolved`): nothing is sent."""
 
     def __init__(self, problems):
         self.problems = list(problems)
@@ -596,8 +610,8 @@ class Field:
             what = 'holds no %s to keep' % self.name
         else:
             what = 'holds %s, which does not show as the masked value given' % self.mask(stored)
-        return value, [(self.name, '%s %s (%s keeps the stored secret): give the %s whole'
-                        % (owner, what, MASK, self.name))]
+        return value, [Unresolved(self.name, None, '%s %s (%s keeps the stored secret): give the %s whole'
+                                  % (owner, what, MASK, self.name))]
 
     def _unmask_items(self, given, stored, owner):
         # Stored items that the input gives plainly are its own; each masked one takes one of the others, in stored
@@ -633,8 +647,8 @@ class Field:
         for index, item in enumerate(given):
             if self.is_masked_item(item) and index not in taken:
                 group = (item['key'].casefold(), item['value'])
-                problems.append(('%s[%d]' % (self.name, index),
-                                 self._unmatched(owner, item, len(candidates.get(group, ())), asked[group])))
+                problems.append(Unresolved(self.name, index,
+                                           self._unmatched(owner, item, len(candidates.get(group, ())), asked[group])))
         return unmasked, problems
 
     def _unmatched(self, owner, item, stored, masked):
@@ -884,6 +898,23 @@ class Schema:
         if problems:
             raise UnresolvedMaskError(problems)
         return values
+
+    def leaving_out(self, desired, problems):
+        """``desired`` without the masked secrets of ``problems`` (:class:`Unresolved`), and the options left out
+        whole: an item of a list goes alone, its plain neighbours stay; a whole value goes with its partner (the
+        service takes the two only as a pair)."""
+        values, whole, items = dict(desired), [], {}
+        for problem in problems:
+            if problem.index is not None:
+                items.setdefault(problem.field, set()).add(problem.index)
+                continue
+            for name in (problem.field, self.by_name[problem.field].together):
+                if name in values and name not in whole:
+                    whole.append(name)
+                    del values[name]
+        for name, indexes in items.items():
+            values[name] = [item for index, item in enumerate(desired[name]) if index not in indexes]
+        return values, whole
 
     def diff(self, before, after, names):
         """Masked before/after dicts limited to ``names``; a changed secret shows as such."""

@@ -116,6 +116,7 @@ RELATIONS = [
     ('incident_info', {'id': 1, 'status': 'resolved'}, 'status'), ('monitors', {'config': [{'url': 'https://a.example.com/', 'interval': 60}]}, 'name'),
     ('monitors', {'config': [dict(WEB, colour='red')]}, 'colour'), ('monitors', {'config': [WEB, dict(WEB, interval=300)]}, 'config[1].name'),
     ('monitors', {'state': 'replaced', 'config': [{'name': 'web', 'interval': 60}]}, 'url'), ('monitors', {'state': 'gathered', 'config': [WEB]}, 'config'),
+    ('monitors', {'state': 'deleted', 'unresolved_masks': 'leave_out'}, 'unresolved_masks'),
 ]
 
 
