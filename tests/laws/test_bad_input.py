@@ -38,8 +38,10 @@ MONITOR = {
     'ssl_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60)), {}), 'domain_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60, 90, 180)), {}),
     'cache_buster': (JUNK_BOOL, {}), 'paused': (JUNK_BOOL, {}), 'id': (JUNK_NUMBER, {}), 'state': (choice(('present', 'absent')), {}),
     'update_password': (choice(('always', 'on_create')), {}), 'maintenance_start_at': (bad_date(), {'maintenance_end_at': '2026-02-01T10:00:00'}),
-    'maintenance_end_at': (bad_date(), {'maintenance_start_at': '2026-01-01T10:00:00'}), 'alerts': (st.sampled_from(CHANNELS).flatmap(alert) | PAIRS_AS_TEXT, {}),
-    'request_headers': (st.one_of(PAIRS_AS_TEXT,
+    'maintenance_end_at': (bad_date(), {'maintenance_start_at': '2026-01-01T10:00:00'}),
+    'alerts': (st.sampled_from(CHANNELS).flatmap(alert) | PAIRS_AS_TEXT, {}),
+    'request_headers': (st.one_of(
+        PAIRS_AS_TEXT,
         st.builds(lambda n: [{'key': 'H' * n, 'value': 'v'}], st.integers(129, 140)),
         st.builds(lambda n: [{'key': 'Accept', 'value': 'v' * n}], st.integers(257, 270))), {}),
     'timeout': (st.one_of(st.sampled_from([0, -1, 'nan', float('nan'), float('-inf'), 'soon'])), {}),
