@@ -289,9 +289,8 @@ def leaving_out(name, desired, record, problems):
     created when its ``url`` is masked). None as ``desired`` when nothing is left to apply."""
     if record is None and any(problem.field == 'url' for problem in problems):
         return None, [dict(name=name, option=None, key=None)]
-    kept, whole = MONITOR.leaving_out(desired, problems)
-    told = [(option, None) for option in whole]
-    told += [(problem.field, problem.index) for problem in problems if problem.index is not None]
+    kept, whole, dropped = MONITOR.leaving_out(desired, problems, MONITOR.current(record) if record is not None else None)
+    told = [(option, None) for option in whole] + dropped
     order = [field.name for field in MONITOR.fields]
     return kept, [dict(name=name, option=option, key=None if index is None else desired[option][index]['key'])
                   for option, index in sorted(told, key=lambda part: (order.index(part[0]), part[1] or 0))]

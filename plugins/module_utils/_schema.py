@@ -557,6 +557,11 @@ class Field:
         shown = self.sensitive_items(item)
         return dict(item) if shown is None else dict(item, value=shown)
 
+    def masked_group(self, item):
+        """What a ``{key, value}`` item shows (its key compared without case, as header names are, and its value as
+        shown): the items a masked one may stand for share it."""
+        return item['key'].casefold(), self.sensitive_items(item)
+
     def is_masked_item(self, item):
         """Whether a ``{key, value}`` item as given is a secret item in its masked form: it asks to keep a stored one."""
         return bool(self.sensitive_items) and item.get('value') is not None and \
@@ -899,22 +904,45 @@ class Schema:
             raise UnresolvedMaskError(problems)
         return values
 
-    def leaving_out(self, desired, problems):
-        """``desired`` without the masked secrets of ``problems`` (:class:`Unresolved`), and the options left out
-        whole: an item of a list goes alone, its plain neighbours stay; a whole value goes with its partner (the
-        service takes the two only as a pair)."""
+    def leaving_out(self, desired, problems, current=None):
+        """``desired`` without the masked secrets of ``problems`` (:class:`Unresolved`) that nothing stored answers for,
+        the options left out whole, and the ``(option, index)`` of each item left out.
+
+        A whole value goes with its partner (the service takes the two only as a pair). Masked items of a list whose
+        stored counterparts (``current``, the record's values) are more or fewer than the masked ones, so that which
+        stands for which is a guess, keep every stored one: nothing stored is lost, and only the masked items beyond
+        them go. Their plain neighbours always stay.
+        """
         values, whole, items = dict(desired), [], {}
         for problem in problems:
             if problem.index is not None:
-                items.setdefault(problem.field, set()).add(problem.index)
+                items.setdefault(problem.field, []).append(problem.index)
                 continue
             for name in (problem.field, self.by_name[problem.field].together):
                 if name in values and name not in whole:
                     whole.append(name)
                     del values[name]
+        dropped = []
         for name, indexes in items.items():
-            values[name] = [item for index, item in enumerate(desired[name]) if index not in indexes]
-        return values, whole
+            field, given = self.by_name[name], desired[name]
+            group = field.masked_group
+            spare = [item for item in (current or {}).get(name) or []
+                     if item not in [each for each in given if not field.is_masked_item(each)]]
+            kept = []
+            for index, item in enumerate(given):
+                if index not in indexes:
+                    kept.append(item)
+                    continue
+                stored = [each for each in spare if group(each) == group(item)]
+                if stored:
+                    kept.append(stored[0])
+                    spare.remove(stored[0])
+                else:
+                    dropped.append((name, index))
+            # Stored items of those groups beyond the masked ones given stay too.
+            groups = {group(given[index]) for index in indexes}
+            values[name] = kept + [each for each in spare if group(each) in groups]
+        return values, whole, dropped
 
     def diff(self, before, after, names):
         """Masked before/after dicts limited to ``names``; a changed secret shows as such."""
