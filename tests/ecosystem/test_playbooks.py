@@ -49,6 +49,8 @@ DEPLOY_TASKS = '''\
 - name: Record it
   # Hosts of one batch run this at the same time: one writer at a time, or a line may be lost.
   throttle: 1
+  # A task tagged always runs where tags alone would skip it: it must still run only while the monitor is held.
+  tags: [always]
   ansible.builtin.lineinfile:
     path: "{{ deploy_record }}"
     line: "{{ {'host': inventory_hostname, 'monitor': during_deploy.monitors | first | default(none)} | to_json }}"
