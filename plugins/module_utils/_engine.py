@@ -369,8 +369,8 @@ class Engine:
             return False
         try:
             stored_at, sent_at = (datetime.datetime.strptime(value, UTC_FORMAT) for value in (stored, sent))
-        except (TypeError, ValueError):
-            return True
+        except (TypeError, ValueError):  # nothing stored, or not a time: no zone explains that
+            return False
         shift = abs((stored_at - sent_at).total_seconds())
         return 0 < shift <= 26 * 3600 and shift % 900 == 0
 
@@ -410,7 +410,7 @@ class Engine:
                           % (self.zone.local(sent[name]), self.zone.describe()))
                 if field.write_once:
                     reason += '; or it is set only once and was set meanwhile'
-            elif field.write_once:
+            elif field.write_once and stored.get(name) is not None:
                 reason = 'it is set only once and was set meanwhile'
             else:
                 reason = 'the service did not store what it was sent'

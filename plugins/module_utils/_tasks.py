@@ -100,8 +100,7 @@ class TimeBounds:
         """The records within the bounds, up to ``limit``. Without a limit, a list that can be read whole is (see
         :meth:`Resource.read_all`), then put in the order asked; else its pages, up to the page that passed a bound."""
         if limit is None and resource.newest_first is not None:
-            return [record for record in resource.in_order(resource.read_all(client, query), self.sort_by, self.descending)
-                    if self.admit(record)]
+            return resource.in_order(resource.read_all(client, query), self.sort_by, self.descending)
         found = []
         for records in client.iter_pages(resource.path, query):
             for record in records:
