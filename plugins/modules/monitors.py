@@ -202,7 +202,9 @@ options:
       - V(leave_out) applies the rest and tells in RV(left_out) what it left out, never a value. An item of
         O(config[].request_headers) or O(config[].alerts) is left out alone (its plain neighbours are applied); a
         password with its user name (the service takes them as a pair); a masked O(config[].url) leaves the monitor
-        out when it is to be created, and an existing monitor keeps its own URL.
+        out when it is to be created, and an existing monitor keeps its own URL. Masked items whose stored
+        counterparts are more or fewer than the masked ones keep every stored one, and only the masked ones beyond
+        them are left out.
       - Applied to the account it was read from, an export loses nothing either way (a masked value keeps the stored
         one). Used with O(state=merged), V(replaced) and V(overridden).
     type: str
