@@ -44,6 +44,7 @@ MONITORS_ARGSPEC = dict(
     state=dict(type='str', default='merged', choices=STATES),
     workers=dict(type='int', default=4),
     reveal_secrets=dict(type='bool', default=False),
+    unresolved_masks=dict(type='str', default='fail', choices=['fail', 'leave_out']),
 )
 
 
@@ -155,27 +156,9 @@ def check_entry(index, item):
             raise ValidationError('name', 'must be a string, got a %s' % type(raw_name).__name__)
         if name is None:
             raise ValidationError('name', 'is required: every entry names the monitor it describes')
-        for option, value in item.items():
-            field = MONITOR.by_name[option]
-            if value is None:
-                continue
-            if field.kind == 'pairs':
-                _check_pairs_shape(field, value)
-            field.check_choice(field.normalise(value))
+        MONITOR.check_as_given(item)
     except ValidationError as exc:
         raise _prefixed(exc, index, name)
-
-
-def _check_pairs_shape(field, value):
-    items = value if isinstance(value, list) else [value]
-    for position, pair in enumerate(items):
-        where = '%s[%d]' % (field.name, position)
-        if not isinstance(pair, dict) or set(pair) != {'key', 'value'}:
-            keys = ', '.join(sorted(str(key) for key in pair)) if isinstance(pair, dict) else type(pair).__name__
-            raise ValidationError(where, 'must be a dict with exactly key and value, got %s' % keys)
-        if field.item_key_choices and pair['key'] not in field.item_key_choices:
-            raise ValidationError(where + '.key', 'must be one of %s, got %r'
-                                  % (', '.join(field.item_key_choices), pair['key']))
 
 
 def check_entries(params):
@@ -252,10 +235,13 @@ def _refuse_names_in_other_case(names, matcher):
                                       'or rename that monitor first' % (name, record.get('name'), record_id(record)))
 
 
-def plan(state, config, records, wanted=None, zone=None):
+def plan(state, config, records, wanted=None, zone=None, left_out=None):
     """Every action of the sync, computed from one read of the account and no request.
 
-    ``wanted`` is what :func:`validate_config` returned for ``config``.
+    ``wanted`` is what :func:`validate_config` returned for ``config``. A
+    masked secret that no stored one answers for fails the sync before any
+    write; given a list as ``left_out``, it is left out instead and told there
+    (:func:`leaving_out`).
     """
     if wanted is None:
         wanted = validate_config(state, config, zone)
@@ -271,10 +257,19 @@ def plan(state, config, records, wanted=None, zone=None):
             actions.append(Action('delete' if record is not None else 'none', name, record=record))
             continue
         try:
-            outcome = planner.update(record, desired) if record is not None else planner.create(desired)
+            try:
+                outcome = planner.update(record, desired) if record is not None else planner.create(desired)
+            except UnresolvedMaskError as exc:
+                if left_out is None:
+                    raise
+                desired, told = leaving_out(name, desired, record, exc.problems)
+                left_out.extend(told)
+                if desired is None:
+                    continue
+                outcome = planner.update(record, desired) if record is not None else planner.create(desired)
         except UnresolvedMaskError as exc:
             # Every masked secret that cannot be kept is named at once, before any write.
-            unresolved.extend(('config[%d].%s' % (index, field), message) for field, message in exc.problems)
+            unresolved.extend(('config[%d].%s' % (index, where), message) for where, message in exc.problems)
             continue
         except ValidationError as exc:
             raise _prefixed(exc, index, name)
@@ -286,6 +281,19 @@ def plan(state, config, records, wanted=None, zone=None):
         for record in matcher.unmatched(records):
             actions.append(Action('delete', record.get('name'), record=record))
     return actions
+
+
+def leaving_out(name, desired, record, problems):
+    """``desired`` without the masked secrets of ``problems`` that nothing stored answers for, and what was left out,
+    each ``{name, option, key}`` (``key``: of an item of a list; ``option`` None: the whole monitor, which is not
+    created when its ``url`` is masked). None as ``desired`` when nothing is left to apply."""
+    if record is None and any(problem.field == 'url' for problem in problems):
+        return None, [dict(name=name, option=None, key=None)]
+    kept, whole, dropped = MONITOR.leaving_out(desired, problems, MONITOR.current(record) if record is not None else None)
+    told = [(option, None) for option in whole] + dropped
+    order = [field.name for field in MONITOR.fields]
+    return kept, [dict(name=name, option=option, key=None if index is None else desired[option][index]['key'])
+                  for option, index in sorted(told, key=lambda part: (order.index(part[0]), part[1] or 0))]
 
 
 class MonitorSync:
@@ -365,6 +373,11 @@ class MonitorSync:
         state = params['state']
         if not 1 <= params['workers'] <= MAX_WORKERS:
             raise ValidationError('workers', 'must be 1 to %d, got %s' % (MAX_WORKERS, params['workers']))
+        leave_out = params.get('unresolved_masks') == 'leave_out'
+        if leave_out and state in ('deleted', 'gathered'):
+            raise ValidationError('unresolved_masks', 'leave_out is used only with state merged, replaced and '
+                                                      'overridden (it tells what to do with masked secrets of config), '
+                                                      'got state=%s' % state)
         if state == 'gathered':
             if params['config'] is not None:
                 raise ValidationError('config', 'is not used with state=gathered (it reads every monitor)')
@@ -383,10 +396,14 @@ class MonitorSync:
         # Every entry is checked before the account is read: bad input costs no request.
         wanted = validate_config(state, params['config'], self.zone)
         records = self.read_all()
-        actions = plan(state, params['config'], records, wanted, self.zone)
+        left_out = [] if leave_out else None
+        actions = plan(state, params['config'], records, wanted, self.zone, left_out)
         if not self.check_mode:
             self.apply(actions)
-        return self.result(records, actions)
+        result = self.result(records, actions)
+        if state != 'deleted':
+            result['left_out'] = left_out or []
+        return result
 
     def delete_all(self):
         """``state=deleted`` without ``config``: every monitor of the account, asked for in so many words."""

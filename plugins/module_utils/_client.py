@@ -42,6 +42,8 @@ READ_METHODS = frozenset(['GET', 'HEAD'])
 RETRYABLE_STATUSES = frozenset([429, 502, 503, 504])
 MAX_RETRY_AFTER = 300.0
 MAX_PAGES = 10000
+# A whole list that moved while its pages were read is read again from its first page: at most this many reads.
+LIST_READS = 3
 # The largest page the service serves (per_page must be 10, 25, 50 or 100): every read of a whole list uses it.
 PAGE_SIZE = 100
 # Seconds an address that cannot be connected to (refused, unknown host, connect timeout) is tried for,
@@ -312,8 +314,10 @@ class UptimeClient:
         self.request_count = 0
         self.rate_limit = RateLimit(clock)
         self.reserve = reserve
-        # The service's clock as the Date header of its latest answer told it (naive UTC), None before one.
+        # The service's clock as the Date header of its latest answer told it (naive UTC), None before one, and the
+        # local monotonic clock when that answer was read.
         self.service_date = None
+        self._service_date_read = None
         self.transport_warnings = transport_warnings(self.base_url, validate_certs)
         self.session = requests.Session()
         self.session.headers.update({
@@ -358,15 +362,20 @@ class UptimeClient:
 
     def iter_pages(self, path, params=None):
         """Yield the records of every page of a list, following ``links.next``."""
+        for body in self._pages(path, params):
+            yield _list_records(body.get('data'))
+
+    def _pages(self, path, params):
+        """Yield the answer of every page of a list, following ``links.next``; an empty page or a link seen before ends
+        the reading."""
         url = self._url(path)
         query = dict(params or {})
         seen = set()
         for dummy in range(MAX_PAGES):
             body = self.request('GET', url, params=query)
-            records = _list_records(body.get('data'))
-            yield records
+            yield body
             next_url = self._next_page(body, url, query)
-            if not records or next_url is None:
+            if not _list_records(body.get('data')) or next_url is None:
                 return
             key = (next_url[0], tuple(sorted(next_url[1].items())))
             if key in seen:
@@ -380,14 +389,48 @@ class UptimeClient:
         meta = body.get('meta') if isinstance(body.get('meta'), dict) else {}
         return _list_records(body.get('data')), _as_int(meta.get('last_page'))
 
-    def list(self, path, params=None, limit=None):
-        """Every record of a list (up to ``limit``), across pages."""
-        collected = []
-        for records in self.iter_pages(path, params):
-            collected.extend(records)
-            if limit is not None and len(collected) >= limit:
-                return collected[:limit]
-        return collected
+    def list(self, path, params=None, until=None):
+        """Every record of a list as it stood while its pages were read: the one reader of whole lists.
+
+        The service cuts each page by offset when it is read, so a record created or deleted between two pages moves
+        the later ones, and a record that lived throughout can be on no page. ``params`` must order the list newest
+        first (every new record comes first): then a create moves the records back (an id is read twice) and a delete
+        moves them forward (``meta.total`` changes), and a read that shows neither sign missed no record. A read that
+        shows one is read again from the first page, at most LIST_READS times, else fails naming the list. ``until``
+        is asked of each page: when it is true, the reading stops there (what the caller looks for is found).
+        """
+        for attempt in range(LIST_READS):
+            if attempt:
+                self._sleep(self._backoff(attempt - 1, None))
+            records = self._read_whole(path, params, until)
+            if records is not None:
+                return records
+        error = self._error('the list changed while its pages were read, %d times in a row (records were created or '
+                            'deleted meanwhile); nothing was done with a part of it: run again once the changes are '
+                            'over' % LIST_READS, None, 'GET', urlsplit(self._url(path)).path)
+        error.transient = True
+        raise error
+
+    def _read_whole(self, path, params, until):
+        """The records of every page of a list, or None when the list moved while they were read (see :meth:`list`)."""
+        collected, ids, total = [], set(), None
+        for index, body in enumerate(self._pages(path, params)):
+            meta = body.get('meta') if isinstance(body.get('meta'), dict) else {}
+            if index == 0:
+                total = _as_int(meta.get('total'))
+            elif _as_int(meta.get('total')) != total:
+                return None
+            records = _list_records(body.get('data'))
+            for record in records:
+                record_id = record.get('id') if isinstance(record, dict) else None
+                if record_id is not None:
+                    if str(record_id) in ids:
+                        return None
+                    ids.add(str(record_id))
+                collected.append(record)
+            if until is not None and until(records):
+                return collected
+        return collected if total in (None, len(collected)) else None
 
     # -- plumbing ---------------------------------------------------------
 
@@ -522,9 +565,34 @@ class UptimeClient:
         self._unreachable_since = None
         self.rate_limit.observe(response.headers)
         body = self._read_response(response, content, method, display_path)
-        # Only the service's own answers tell its clock: a proxy's page may carry another machine's.
-        self.service_date = _http_date(response.headers.get('Date')) or self.service_date
+        self._observe_date(response.headers)
         return body
+
+    def _observe_date(self, headers):
+        """Take the service's clock from the ``Date`` of an answer read as the service's own (a proxy's page may carry
+        another machine's)."""
+        date = _http_date(headers.get('Date'))
+        if date is not None:
+            self.service_date, self._service_date_read = date, self._clock()
+
+    def wait_until(self, instant):
+        """Sleep until the service's clock reaches ``instant`` (naive UTC), and return its time then; the local clock's
+        when no answer told the service's.
+
+        The service's time is its latest ``Date`` plus the whole seconds the local
+        monotonic clock has counted since: a ``Date`` is cut to the second, so this is
+        never ahead of the service's clock, and at most a second behind it.
+        """
+        if self.service_date is None:
+            remaining = (instant - datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)).total_seconds()
+        else:
+            remaining = (instant - self.service_date).total_seconds() - (self._clock() - self._service_date_read)
+        if remaining > 0:
+            # A little more, so that a sleep cut short by the clock's resolution still counts the whole seconds.
+            self._sleep(remaining + 0.01)
+        if self.service_date is None:
+            return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
+        return self.service_date + datetime.timedelta(seconds=int(self._clock() - self._service_date_read))
 
     def _read_response(self, response, content, method, path):
         status = response.status_code

@@ -70,7 +70,8 @@ def _typed(name, value):
 
 
 def connection_settings(get, names=None, environ=None):
-    """The connection options read with ``get(name)`` (a plugin's option, a rulebook argument), checked.
+    """The connection options read with ``get(name)`` (a module's parameter, a plugin's option, a rulebook argument),
+    checked.
 
     An option that ``get`` leaves unset falls back to its environment variable,
     then to its default. Raises ValidationError naming the option, before any request.

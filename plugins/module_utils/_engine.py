@@ -12,10 +12,19 @@ before/after result. Nothing here reads module parameters.
 
 from __future__ import annotations
 
+import copy
+import datetime
+
 from ._client import UptimeApiError
 from ._connection import account_zone
 from ._resource import Outcome
 from ._schema import UTC_FORMAT, ValidationError, record_id, utc_now
+
+# How far a time the task chooses as now may wait for the service's clock to pass the time it must follow (ended_at
+# after started_at): an incident opened in the very second a task resolves it needs one second. Further than this, the
+# time it must follow is not one the service's clock has passed, and the order check refuses it, naming both.
+LONGEST_CLOCK_WAIT = 2
+SERVICE_CLOCK = 'the service\'s clock'
 
 
 def _mark_written(exc, outcome):
@@ -99,6 +108,8 @@ class Engine:
         self.options = dict(options or {})
         # The timestamps of the current ensure that the task chose as now (see _sendable).
         self._chosen_now = set()
+        # The time a chosen now waited to pass (see _past_bounds): its name and value.
+        self._waited = None
 
     def _path(self, record):
         return '%s/%s' % (self.resource.path, record_id(record))
@@ -118,29 +129,79 @@ class Engine:
             raise UptimeApiError('%s id %s was not found (no %s can be created with a chosen id: %s)'
                                  % (self.resource.noun, identity['id'], self.resource.noun,
                                     self.resource.create_hint), status=404)
-        asked = desired
         self._read_clock()
-        desired = self.resource.prepare(desired, located, state, self.now, self.options)
-        now_text = self.now.strftime(UTC_FORMAT)
-        self._chosen_now = {name for name, value in desired.items()
-                            if name not in asked and value == now_text and self.schema.by_name[name].kind == 'timestamp'}
         try:
-            if located.record is None:
-                settled = self.resource.settle_missing(self.client, desired, located, state, self.options,
-                                                       self.check_mode)
-                return (settled or self._told_now(self.create(desired))), located
-            return self._told_now(self.update(located.record, desired, ignore)), located
+            outcome = self._apply(desired, located, state, ignore)
         except (UptimeApiError, ValidationError) as exc:
             if getattr(exc, 'written', None) is not None:
                 exc.located = located
             raise
+        return (self._told_now(outcome) if outcome.changed else outcome), located
+
+    def _apply(self, asked, located, state, ignore):
+        """What the task ``asked``, as the resource prepares it for the located record, applied to that record, or to one
+        created for it; a record another actor created after the task looked for it is applied to as a re-run would."""
+        desired = self.resource.prepare(asked, located, state, self.now, self.options)
+        now_text = self.now.strftime(UTC_FORMAT)
+        self._chosen_now = {name for name, value in desired.items()
+                            if name not in asked and value == now_text and self.schema.by_name[name].kind == 'timestamp'}
+        if located.record is not None:
+            return self.update(located.record, self._past_bounds(desired, located.record), ignore)
+        settled = self.resource.settle_missing(self.client, desired, located, state, self.options, self.check_mode)
+        if settled is not None:
+            return settled
+
+        def converge(found):
+            relocated = copy.copy(located)
+            relocated.record = found
+            outcome = self._apply(asked, relocated, state, ignore)
+            told = ('%s was created meanwhile, after this task looked for it (by the service or another task): the task '
+                    'applied its values to it' % self.resource.label(found))
+            return outcome._replace(message=_joined(told, outcome.message))
+        return self.create(self._past_bounds(desired, None), located, converge)
 
     def _read_clock(self):
         """Take now from the service's clock, as its latest answer told it: a time the task chooses as now must be
         one the service accepts, and it refuses one later than its own clock. The local clock when no answer told it."""
         if self._now_given or self.client.service_date is None:
             return
-        self.now, self.clock_name = self.client.service_date, 'the service\'s clock'
+        self.now, self.clock_name = self.client.service_date, SERVICE_CLOCK
+
+    def _past_bounds(self, desired, record):
+        """``desired`` with each time the task chose as now past the time it must follow (``ended_at`` after
+        ``started_at``).
+
+        Now is not past it when the record began in the very second the task
+        acts (an incident the checker opened as the task resolves it): the task then
+        waits until the service's clock passes it, a second or two at most, and takes that
+        now; check mode tells the now the run would take, without waiting.
+        """
+        self._waited = None
+        current = self.schema.current(record) if record is not None else {}
+        bounds = []
+        for name in self._chosen_now:
+            other = self.schema.by_name[name].later_than
+            bound = desired.get(other, current.get(other)) if other else None
+            if bound and desired.get(name) and desired[name] <= bound:
+                bounds.append((bound, other))
+        if not bounds:
+            return desired
+        bound, other = max(bounds)
+        try:
+            target = datetime.datetime.strptime(bound, UTC_FORMAT) + datetime.timedelta(seconds=1)
+        except ValueError:
+            return desired
+        if (target - self.now).total_seconds() > LONGEST_CLOCK_WAIT:
+            return desired
+        if self.check_mode or self._now_given:
+            self.now = target
+        else:
+            self.now = self.client.wait_until(target)
+            if self.client.service_date is not None:
+                self.clock_name = SERVICE_CLOCK
+        self._waited = (other, bound)
+        now_text = self.now.strftime(UTC_FORMAT)
+        return dict(desired, **{name: now_text for name in self._chosen_now})
 
     def _told_now(self, outcome):
         """``outcome`` with a message naming each time the task chose as now, its value, and whose clock it read."""
@@ -148,7 +209,10 @@ class Engine:
         if not chosen or outcome.after is None:
             return outcome
         told = '; '.join('%s is now by %s, %s' % (name, self.clock_name, outcome.after.get(name)) for name in chosen)
-        return outcome._replace(message='%s; %s' % (outcome.message, told) if outcome.message else told)
+        if self._waited is not None:
+            told += (': the task %s for it to pass %s, %s, which %s must follow'
+                     % ('would wait' if self.check_mode else 'waited', self._waited[0], self._waited[1], ' and '.join(chosen)))
+        return outcome._replace(message=_joined(outcome.message, told))
 
     def _refuse_another_key(self, record, identity):
         """A delete by id takes the record only when the task's other keys (a name) are that record's too: an id of
@@ -166,8 +230,12 @@ class Engine:
                                                                    shown(current.get(name)), shown(value),
                                                                    name, self.resource.noun))
 
-    def create(self, desired):
-        """Create a record; after a lost answer or a conflict, converge the one found by natural key."""
+    def create(self, desired, located=None, converge=None):
+        """Create a record; after a lost answer, converge the one found by natural key.
+
+        After a refusal as a conflict, the record another actor created meanwhile (``located``: where the task looked
+        for it before) is given to ``converge``, by default updated to ``desired``.
+        """
         # A masked secret keeps a stored one: a record yet to be created has none.
         desired = self.schema.unmasked(self._sendable(desired), None, '%s (to be created)' % self.resource.label(desired))
         body = self.schema.create_body(desired, self.resource.label(desired))
@@ -186,12 +254,16 @@ class Engine:
         except UptimeApiError as exc:
             if not (exc.ambiguous or self.resource.is_conflict(exc)):
                 raise
-            find = self.resource.find_by_key if exc.ambiguous else self.resource.find_conflicting
-            existing = read_after(exc, lambda: find(self.client, body)) if exc.ambiguous else find(self.client, body)
+            if exc.ambiguous:
+                existing = read_after(exc, lambda: self.resource.find_by_key(self.client, body))
+            else:
+                existing = self.resource.find_conflicting(self.client, body, located)
             if existing is None:
                 _settle_unapplied(exc, 'created')
                 raise
-            return self._converge(existing, desired, created=exc.ambiguous)
+            if exc.ambiguous:
+                return self._converge(existing, desired)
+            return converge(existing) if converge is not None else self.update(existing, desired)
         # What the create answer lacks, the service holds as sent or as its default: not yet as ``later``.
         stored = self.schema.created(body)
         record = self.schema.unechoed(record, form, body)
@@ -212,22 +284,16 @@ class Engine:
             raise
         return written
 
-    def _converge(self, existing, desired, created):
-        """The record found by natural key after a create that failed, brought to what this task gave.
-
-        Not to the defaults a create must send: the record may be another run's, with values this task never
-        asked for. ``created``: the create's answer was lost, so the record found is taken for this task's own.
-        """
+    def _converge(self, existing, desired):
+        """The record this task's create made, found by natural key after the create's answer was lost, brought to
+        what this task gave (not to the defaults a create sends, which it holds already)."""
         found = Outcome(True, None, self.schema.current(existing), existing)
         try:
             converged = self.update(existing, desired)
         except (UptimeApiError, ValidationError) as exc:
-            if created:
-                _mark_written(exc, found)
+            _mark_written(exc, found)
             raise
-        if created:
-            return Outcome(True, None, converged.after, converged.record)
-        return converged
+        return Outcome(True, None, converged.after, converged.record, converged.message)
 
     def update(self, record, desired, ignore=(), fallback=None):
         """Update a record to ``desired`` (``ignore``: names not compared); a lost answer is settled by a read."""
@@ -244,6 +310,7 @@ class Engine:
         self._check_order(predicted, desired)
         self._check_order(send, desired, self.now)
         form = self.schema.form(send, self.zone)
+        self.resource.check_update(self.client, record, send)
         if self.check_mode:
             return Outcome(True, before, predicted, record)
 
@@ -257,16 +324,55 @@ class Engine:
             if not self.schema.differences({name: before.get(name) for name in send}, current):
                 return UNAPPLIED, None
             return UNKNOWN, None
-        updated = confirm_after_ambiguity(
-            lambda: self.client.update(self._path(record), form, method=self.resource.update_method),
-            confirm)
-        written = Outcome(True, before, self.schema.current(updated, predicted), updated)
         try:
-            self._check_stored(send, written.after, record, self.resource.update_method, self._path(record))
+            updated = confirm_after_ambiguity(
+                lambda: self.client.update(self._path(record), form, method=self.resource.update_method),
+                confirm)
+        except UptimeApiError as exc:
+            if not exc.ambiguous and self.resource.is_conflict(exc):
+                self.resource.check_update(self.client, record, send, refused=exc)
+            raise
+        after = self.schema.current(updated, predicted)
+        written = Outcome(True, before, after, updated)
+        meanwhile = self._set_meanwhile(send, after, before)
+        if meanwhile:
+            # Set by another actor between the read and this write: the service holds it as that actor set it, and
+            # what this task changed is the rest.
+            before = dict(before, **{name: after[name] for name in meanwhile})
+            send = {name: value for name, value in send.items() if name not in meanwhile}
+            self._chosen_now.difference_update(meanwhile)
+            told = '; '.join('%s of %s was set meanwhile, to %s (by the service or another task), and the service '
+                             'sets it only once: it keeps that, not the %s this task sent'
+                             % (name, self.resource.label(record), after[name], sent)
+                             for name, sent in sorted(meanwhile.items()))
+            written = Outcome(bool(self.schema.differences(after, before)), before, after, updated, told)
+        try:
+            self._check_stored(send, after, record, self.resource.update_method, self._path(record))
         except UptimeApiError as exc:
             _mark_written(exc, written)
             raise
         return written
+
+    def _set_meanwhile(self, sent, stored, before):
+        """The write-once values ``sent`` that were empty when read and that the service holds otherwise, no time zone
+        explaining the difference: another actor set them between the read and the write. By name, the value sent."""
+        unexplained = [name for name in self.schema.not_taken(sent, stored)
+                       if not self._zone_explains(name, sent[name], stored.get(name))]
+        return {name: sent[name] for name in unexplained
+                if self.schema.by_name[name].write_once and before.get(name) is None and stored.get(name) is not None}
+
+    def _zone_explains(self, name, sent, stored):
+        """Whether the service reading a local time in another zone than the one it was made for can have stored
+        ``stored`` for the instant ``sent``: a shift by whole quarter hours (the steps of every zone's offset), of a
+        day at most."""
+        if self.schema.by_name[name].kind != 'timestamp':
+            return False
+        try:
+            stored_at, sent_at = (datetime.datetime.strptime(value, UTC_FORMAT) for value in (stored, sent))
+        except (TypeError, ValueError):  # nothing stored, or not a time: no zone explains that
+            return False
+        shift = abs((stored_at - sent_at).total_seconds())
+        return 0 < shift <= 26 * 3600 and shift % 900 == 0
 
     def _sendable(self, desired):
         """``desired`` with the times the task chose as now moved to the latest instant the service can be sent.
@@ -294,26 +400,45 @@ class Engine:
                                      self.zone.repeat_over(self.now.strftime(UTC_FORMAT)))) from None
 
     def _check_stored(self, sent, stored, record, method, path):
-        """Fail when the service stored other values than sent: a write-once value set meanwhile, or a time
-        read in another zone than the one the local time was made for (a wrong zone would otherwise loop)."""
+        """Fail when the service stored other values than sent: a time read in another zone than the one the local time
+        was made for (a wrong zone would otherwise loop), or a write-once value set meanwhile."""
         for name in self.schema.not_taken(sent, stored):
             field = self.schema.by_name[name]
-            label = self.resource.label(record)
-            if field.kind != 'timestamp':
-                reason = 'it is set only once and was set meanwhile'
-            else:
+            if self._zone_explains(name, sent[name], stored.get(name)):
                 reason = ('it was sent as %s, local time in %s, and the service read it in another zone: set '
                           'account_timezone to the account\'s time zone, or leave it out to read it from the service'
                           % (self.zone.local(sent[name]), self.zone.describe()))
                 if field.write_once:
                     reason += '; or it is set only once and was set meanwhile'
+            elif field.write_once and stored.get(name) is not None:
+                reason = 'it is set only once and was set meanwhile'
+            else:
+                reason = 'the service did not store what it was sent'
             raise UptimeApiError('%s: the service stored %s for %s instead of %s (%s)'
-                                 % (name, stored.get(name), label, sent[name], reason), method=method, path=path)
+                                 % (name, stored.get(name), self.resource.label(record), sent[name], reason),
+                                 method=method, path=path)
 
     def delete(self, record):
-        """Delete a record found just before; a lost answer is settled by a read (gone is done)."""
+        """Delete a record found just before; a lost answer is settled by a read (gone is done). What the service
+        undoes on another record with the delete (the pause of an incident's monitor) is put back."""
         before = self.schema.current(record)
         if not self.check_mode:
             confirm_after_ambiguity(lambda: self.client.delete(self._path(record)),
                                     lambda: (APPLIED, True) if self.get(record_id(record)) is None else (UNAPPLIED, None))
-        return Outcome(True, before, None, None)
+        deleted = Outcome(True, before, None, record)
+        kept = self.resource.kept_after_delete(record)
+        if kept is None:
+            return deleted
+        resource, left, values, told = kept
+        try:
+            Engine(resource, self.client, self.check_mode, zone=self.zone).update(left, values)
+        except (UptimeApiError, ValidationError) as exc:
+            if not self.check_mode:
+                _mark_written(exc, deleted)
+            raise
+        return deleted._replace(message=told, after_header=told)
+
+
+def _joined(*messages):
+    """The messages given, in one line."""
+    return '; '.join(message for message in messages if message) or None

@@ -321,7 +321,10 @@ class IncidentResource(Resource):
         - ``state=present`` opens a new incident, started now.
         """
         latest = located.latest
-        monitor_text = repr(located.monitor['name']) if located.monitor else 'id %s' % located.monitor_id
+        if latest is None:
+            # No incident tells that the monitor exists: an id of none (or of another account's monitor) lists nothing.
+            self._read_monitor(client, located)
+        monitor_text = self._monitor_text(located)
         if located.ongoing:
             before = INCIDENT.current(latest) if latest is not None else None
             # What the task asks beyond the monitor and the start this lookup defaulted.
@@ -340,12 +343,22 @@ class IncidentResource(Resource):
                                'already holds what the task asks: no incident opened'
                                % (monitor_text, record_id(latest), self._shown_end(before)))
         self._check_can_open(desired, latest, monitor_text)
-        if check_mode and located.monitor is None:
-            # The create would be refused for an unknown monitor: check mode must tell, and shows its name.
+        if check_mode:
+            # What check mode shows of the incident it would open: its monitor's name.
+            self._read_monitor(client, located)
+        return None
+
+    @staticmethod
+    def _read_monitor(client, located):
+        """The monitor the task addressed by id, read once; a failure naming the id when there is none."""
+        if located.monitor is None:
             located.monitor = MONITORS.get(client, located.monitor_id)
             if located.monitor is None:
                 raise ValidationError('monitor_id', 'no monitor has the id %s' % located.monitor_id)
-        return None
+
+    @staticmethod
+    def _monitor_text(located):
+        return repr(located.monitor['name']) if located.monitor else 'id %s' % located.monitor_id
 
     @staticmethod
     def _shown_end(values):
@@ -368,16 +381,18 @@ class IncidentResource(Resource):
                        'monitor %s has no ongoing incident: nothing to %s (%s)' % (monitor_text, verb, where))
 
     @staticmethod
-    def _check_can_open(desired, latest, monitor_text):
-        """The service's refusals, told before the POST (and in check mode) from the lookup already made."""
+    def _check_can_open(desired, latest, monitor_text, meanwhile=False):
+        """The service's refusals, told before the POST (and in check mode) from the lookup already made; with
+        ``meanwhile``, after the POST was refused, from a lookup made since."""
         if latest is None:
             return
         latest_end = to_utc_timestamp(latest.get('ended_at'), 'ended_at')
         if latest_end is None:
-            raise ValidationError('started_at', 'monitor %s already has an ongoing incident (id %s, started at %s): '
+            raise ValidationError('started_at', 'monitor %s already has an ongoing incident (id %s, started at %s%s): '
                                                 'resolve it first (state: resolved) or address it by id'
                                   % (monitor_text, record_id(latest),
-                                     to_utc_timestamp(latest.get('started_at'), 'started_at')))
+                                     to_utc_timestamp(latest.get('started_at'), 'started_at'),
+                                     ', opened after this task looked' if meanwhile else ''))
         if desired['started_at'] <= latest_end:
             raise ValidationError('started_at', 'must be after the end of the last incident of monitor %s (id %s '
                                                 'ended at %s), got %s'
@@ -385,6 +400,35 @@ class IncidentResource(Resource):
 
     def is_conflict(self, exc):
         return exc.status == 422 and bool({'monitor_id', 'started_at'} & set(exc.field_errors))
+
+    def find_conflicting(self, client, values, located=None):
+        """After the service refused to open an incident: the one opened meanwhile that the task addresses.
+
+        A task without ``started_at`` addresses the monitor's ongoing incident, whoever
+        opened it (the service's checker, another run). A task with its own
+        ``started_at`` addresses the incident that started then: the service never
+        changes the start of another, so the refusal of the one that holds the monitor
+        names it.
+        """
+        monitor_id = values['monitor_id']
+        if located is not None and located.ongoing:
+            record, latest = self.find_ongoing(client, monitor_id)
+        else:
+            record, latest = self.find_by_start(client, monitor_id, values['started_at'])
+        if record is None:
+            self._check_can_open(values, latest, self._monitor_text(located) if located is not None
+                                 else 'id %s' % monitor_id, meanwhile=True)
+        return record
+
+    def kept_after_delete(self, record):
+        """Deleting an ongoing incident puts its monitor back to pending, a paused one too: the operator's pause is
+        put back."""
+        monitor = nested_monitor(record)
+        if end_of(record) is not None or monitor is None or monitor.get('status') != 'paused':
+            return None
+        told = ('monitor %r (id %s) is paused, and deleting its ongoing incident resumes it on the service: the task '
+                'pauses it again' % (monitor.get('name'), record_id(monitor)))
+        return MONITORS, dict(monitor, status='pending'), {'paused': True}, told
 
     def complete(self, client, record, now):
         """The create answer echoes the form: read the whole record back when it lacks the monitor."""

@@ -14,7 +14,7 @@ import traceback
 from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
-from ._connection import CONNECTION_OPTIONS, account_zone, checked, connect
+from ._connection import CONNECTION_OPTIONS, account_zone, connect, connection_settings
 from ._schema import MASK, Field, ValidationError
 from ._tasks import ensure_task, info_task
 
@@ -167,8 +167,10 @@ class _MaskingModule(AnsibleModule):
     def _load_params(self):
         super()._load_params()
         # Validation takes the connection options left out from the environment, and its failure echoes them too.
-        given = dict({name: os.environ.get(option['env']) for name, option in CONNECTION_OPTIONS.items()
-                      if option.get('env') and self.params.get(name) is None}, **self.params)
+        given = dict(self.params)
+        for name, option in CONNECTION_OPTIONS.items():
+            if option.get('env') and given.get(name) in (None, ''):
+                given[name] = os.environ.get(option['env'])
         self.no_log_values.update(raw_secrets(given, self._secret_names, self._fields))
 
     def _set_internal_properties(self):
@@ -191,6 +193,15 @@ class _MaskingModule(AnsibleModule):
         super()._return_formatted(kwargs)
 
 
+def _before(first, then=None):
+    """A precheck that runs ``first``, then ``then`` when there is one."""
+    def precheck(params):
+        first(params)
+        if then is not None:
+            then(params)
+    return precheck
+
+
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
@@ -206,6 +217,10 @@ class UptimeModule:
                   if field.sensitive_items or field.secret_spans}
         fields.update((name, Field(name, secret_spans=option['secret_spans']))
                       for name, option in CONNECTION_OPTIONS.items() if option.get('secret_spans'))
+        if schema is not None:
+            # The fields as given first, named as the module's own checks name them (Ansible's words name no option
+            # of a list of pairs given as a string).
+            precheck = _before(schema.check_as_given, precheck)
         self.ansible = _MaskingModule(no_log_option_names(spec), fields, precheck, argument_spec=spec,
                                       supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
@@ -213,7 +228,9 @@ class UptimeModule:
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib('requests'), exception=str(REQUESTS_IMPORT_ERROR))
         try:
-            self.params.update(checked({name: self.params[name] for name in CONNECTION_OPTIONS}))
+            # As the inventory plugin and the event source read them: an empty value is unset, and falls back to its
+            # environment variable (Ansible's fallback takes only a value left out).
+            self.params.update(connection_settings(self.params.get))
             # The one value Ansible still censors: the key every request carries, so that text quoting a request (a
             # proxy's error page) never shows it. A key is a long random token, which no true text of a result holds.
             self.ansible.no_log_values.add(self.params['api_key'])

@@ -9,7 +9,6 @@ from __future__ import annotations
 import ipaddress
 import re
 
-from ._client import PAGE_SIZE
 from ._resource import NameMatcher, Resource
 from ._schema import (
     MASK,
@@ -172,6 +171,8 @@ class MonitorResource(Resource):
     lookup_options = dict(name=dict(type='str'), export=dict(type='bool', default=False),
                           reveal_secrets=dict(type='bool', default=False))
     default_search_by = 'name'
+    default_order = ('id', 'desc')
+    newest_first = {'sort_by': 'id', 'sort': 'desc'}
 
     def label(self, values):
         return '%s %r' % (self.noun, values.get('name')) if values.get('id') is None else Resource.label(self, values)
@@ -184,19 +185,44 @@ class MonitorResource(Resource):
         name = to_text(name)
         return self._named(client, name).find(name) if name else None
 
-    def find_conflicting(self, client, values):
+    def find_conflicting(self, client, values, located=None):
         """The monitor named exactly as in ``values``; when there is none, the one whose name differs only in case
         holds the name for a service that compares names without case (MySQL's default): it is named, never taken."""
         name = to_text(values['name'])
         matcher = self._named(client, name)
         found = matcher.find(name)
-        holders = matcher.in_other_case(name) if found is None else []
-        if len(holders) == 1:
-            raise ValidationError('name', 'the service refused %r as taken by monitor %r (id %s): it compares names '
-                                          'without case, and a monitor whose name differs in case is not this task\'s '
-                                          'to rename: choose another name, or give that monitor\'s own'
-                                  % (name, holders[0].get('name'), record_id(holders[0])))
+        if found is None:
+            self._refuse_held_in_other_case(matcher, name)
         return found
+
+    def check_update(self, client, record, changes, refused=None):
+        """A rename to the name of another monitor is refused before the write, in check mode too; after the service
+        refused one, the monitor whose name differs only in case is named (whether such a name clashes depends on
+        the database's collation, which no client can know before)."""
+        if 'name' not in changes:
+            return
+        name = to_text(changes['name'])
+        matcher = self._named(client, name)
+        holder = matcher.find(name)
+        if holder is not None and record_id(holder) != record_id(record):
+            raise ValidationError('name', 'monitor %r (id %s) cannot be renamed to %r: monitor %r (id %s) has that '
+                                          'name, and names are unique in the account'
+                                  % (record.get('name'), record_id(record), name, holder.get('name'), record_id(holder)))
+        if refused is not None:
+            self._refuse_held_in_other_case(matcher, name, record)
+
+    @staticmethod
+    def _refuse_held_in_other_case(matcher, name, renamed=None):
+        """Name the one monitor whose name differs from ``name`` only in case (not ``renamed``, the monitor renamed):
+        a service that compares names without case refused ``name`` as taken by it."""
+        holders = [holder for holder in matcher.in_other_case(name)
+                   if renamed is None or record_id(holder) != record_id(renamed)]
+        if len(holders) != 1:
+            return
+        hint = 'choose another name' if renamed is not None else 'choose another name, or give that monitor\'s own'
+        raise ValidationError('name', 'the service refused %r as taken by monitor %r (id %s): it compares names '
+                                      'without case, and a monitor whose name differs in case is not this task\'s '
+                                      'to rename: %s' % (name, holders[0].get('name'), record_id(holders[0]), hint))
 
     def _named(self, client, name):
         """The monitors whose name contains ``name``, read until the exact name is found.
@@ -204,12 +230,8 @@ class MonitorResource(Resource):
         The service's search matches substrings (without regard to case on most databases): the match is made here.
         """
         # The search is an SQL LIKE, where a backslash escapes: search for the longest part without one.
-        query = {'search': max(name.split('\\'), key=len), 'search_by': 'name', 'per_page': PAGE_SIZE}
-        matcher = NameMatcher()
-        for records in client.iter_pages(self.path, query):
-            if matcher.add(records).has_exact(name):
-                break
-        return matcher
+        query = {'search': max(name.split('\\'), key=len), 'search_by': 'name'}
+        return NameMatcher().add(self.read_all(client, query, until=lambda page: NameMatcher().add(page).has_exact(name)))
 
     def is_conflict(self, exc):
         return exc.status == 422 and 'name' in exc.field_errors

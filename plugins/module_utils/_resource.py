@@ -16,9 +16,10 @@ from collections import namedtuple
 from ._client import PAGE_SIZE
 from ._schema import record_id, to_text
 
-# The outcome of one ensure: before/after in option terms (None when absent), the record written, and what the
-# task found to do when it is not plain from the result (a resource's lookup may say).
-Outcome = namedtuple('Outcome', 'changed before after record message', defaults=(None,))
+# The outcome of one ensure: before/after in option terms (None when absent), the record written, what the task
+# found to do when it is not plain from the result (a resource's lookup may say), and what the diff's after side says
+# beyond the record (a write on another record that the task made to keep what the operator set).
+Outcome = namedtuple('Outcome', 'changed before after record message after_header', defaults=(None, None))
 
 
 class Located:
@@ -45,6 +46,9 @@ class Resource:
     list_bounds = {}
     # The order the service lists records in when the task asks none: (sort_by, sort).
     default_order = (None, None)
+    # The query that lists every new record first, in which a whole list is read (see read_all); None when the list
+    # has no such order.
+    newest_first = None
     default_search_by = None
     create_hint = 'leave id out to create it'
     # Read-only values the service gives every new record, which a create answer may lack.
@@ -57,17 +61,26 @@ class Resource:
     def get(self, client, resource_id):
         return client.get_or_none('%s/%s' % (self.path, resource_id))
 
-    def read_all(self, client, query=None):
-        """Every record of the list, oldest first, so that one created while the pages are read lands on the last."""
-        return client.list(self.path, self._oldest_first(query))
+    def read_all(self, client, query=None, until=None):
+        """Every record of the list (filtered by ``query``), oldest first, as it stood while its pages were read.
+
+        Read newest first, in which the client notices a record created or deleted between two pages and reads the
+        list again (see :meth:`UptimeClient.list`); ``until`` stops the reading at the page where it is true.
+        """
+        return client.list(self.path, dict(query or {}, **self.newest_first, per_page=PAGE_SIZE), until)[::-1]
 
     def read_page(self, client, page):
-        """Page ``page`` of the list in the order of :meth:`read_all`: its records and the number of pages."""
-        return client.read_page(self.path, self._oldest_first({'page': page}))
+        """Page ``page`` of the list, oldest first, so that a record created meanwhile lands on the last page: its
+        records and the number of pages."""
+        return client.read_page(self.path, dict(sort_by='id', sort='asc', per_page=PAGE_SIZE, page=page))
 
-    @staticmethod
-    def _oldest_first(query):
-        return dict(query or {}, sort_by='id', sort='asc', per_page=PAGE_SIZE)
+    def in_order(self, records, sort_by, descending):
+        """``records`` (oldest first) in the order the service lists them by ``sort_by``: by id, or by the text of
+        the field without regard to case (as the service on MySQL sorts), then by id."""
+        if sort_by in (None, 'id'):
+            return records[::-1] if descending else records
+        return sorted(records, key=lambda record: ((to_text(record.get(sort_by)) or '').casefold(), record_id(record)),
+                      reverse=descending)
 
     def locate(self, client, identity):
         """Find the record the task addresses; ``identity`` holds ``id`` and the natural key."""
@@ -83,12 +96,22 @@ class Resource:
         """Whether a refused create may mean that a concurrent run created the same record."""
         return False
 
-    def find_conflicting(self, client, values):
-        """After a create refused as a conflict: the record with the natural key in ``values``, or None.
+    def find_conflicting(self, client, values, located=None):
+        """After a create refused as a conflict: the record another actor created meanwhile that the task addresses
+        (``located``: where the task looked for it before), or None.
 
         Raises, naming it, when the key is held by a record the service takes for the same and the task does not.
         """
         return self.find_by_key(client, values)
+
+    def check_update(self, client, record, changes, refused=None):
+        """Refuse, before the write and in check mode alike, ``changes`` to ``record`` that what another record holds
+        rules out; with ``refused`` (the service's refusal of the write), name what the service took for a clash."""
+
+    def kept_after_delete(self, record):
+        """What deleting ``record`` makes the service undo on another record, which the task puts back:
+        ``(resource, that record as the delete leaves it, the values to put back, what to tell)``, or None."""
+        return None
 
     def prepare(self, desired, located, state, now, options):
         """The desired state to apply to the located record (or to create one); a hook for derived values.

@@ -51,8 +51,22 @@ class ValidationError(Exception):
         self.field = field
 
 
+class Unresolved(tuple):
+    """A masked secret given as input that no stored secret answers for, read as ``(where, message)``.
+
+    ``field`` and ``index`` (of an item of a list; None for a whole value) say which part of the input it is, so that
+    it can be left out (:meth:`Schema.leaving_out`).
+    """
+
+    def __new__(cls, field, index, message):
+        problem = tuple.__new__(cls, (field if index is None else '%s[%d]' % (field, index), message))
+        problem.field, problem.index = field, index
+        return problem
+
+
 class UnresolvedMaskError(ValidationError):
-    """Masked secrets given as input that no stored secret answers for, each ``(option, message)``: nothing is sent."""
+    """Masked secrets given as input that no stored secret answers for, each ``(option, message)``
+    (:class:`Unresolved`): nothing is sent."""
 
     def __init__(self, problems):
         self.problems = list(problems)
@@ -491,6 +505,28 @@ class Field:
                 where = '[%d].%s' % (index, problem[0]) if self.kind == 'pairs' else ''
                 raise ValidationError(self.name + where, problem[1])
 
+    def check_as_given(self, value):
+        """Refuse, naming this field, a value as a user gave it that Ansible's type check would refuse in words of its
+        own, which name neither a config entry nor, for a list of pairs, the option: pairs in another shape than a list
+        of dicts with key and value, an empty number or boolean, a value outside the choices."""
+        if self.kind == 'pairs' and isinstance(value, str):
+            # Never the text itself: it may hold a secret.
+            raise ValidationError(self.name, 'must be a list of dicts with key and value, such as [{key: %s, value: ...}], '
+                                             'got a string' % (self.item_key_choices or ['X-Name'])[0])
+        if self.kind == 'pairs':
+            for position, pair in enumerate(value if isinstance(value, list) else [value]):
+                where = '%s[%d]' % (self.name, position)
+                if not isinstance(pair, dict) or set(pair) != {'key', 'value'}:
+                    keys = ', '.join(sorted(str(key) for key in pair)) if isinstance(pair, dict) else type(pair).__name__
+                    raise ValidationError(where, 'must be a dict with exactly key and value, got %s' % keys)
+                if self.item_key_choices and pair['key'] not in self.item_key_choices:
+                    raise ValidationError(where + '.key', 'must be one of %s, got %r'
+                                          % (', '.join(self.item_key_choices), pair['key']))
+        elif self.kind in ('int', 'bool') and isinstance(value, str) and not value.strip():
+            raise ValidationError(self.name, 'expected %s, got an empty string (leave the option out to keep the value)'
+                                  % ('an integer' if self.kind == 'int' else 'a boolean'))
+        self.check_choice(self.normalise(value))
+
     def check_choice(self, value):
         """Refuse a value outside ``choices`` (the argument spec of a nested option is not the only gate)."""
         if self.choices and value is not None and value not in self.choices:
@@ -520,6 +556,11 @@ class Field:
     def _masked_item(self, item):
         shown = self.sensitive_items(item)
         return dict(item) if shown is None else dict(item, value=shown)
+
+    def masked_group(self, item):
+        """What a ``{key, value}`` item shows (its key compared without case, as header names are, and its value as
+        shown): the items a masked one may stand for share it."""
+        return item['key'].casefold(), self.sensitive_items(item)
 
     def is_masked_item(self, item):
         """Whether a ``{key, value}`` item as given is a secret item in its masked form: it asks to keep a stored one."""
@@ -574,8 +615,8 @@ class Field:
             what = 'holds no %s to keep' % self.name
         else:
             what = 'holds %s, which does not show as the masked value given' % self.mask(stored)
-        return value, [(self.name, '%s %s (%s keeps the stored secret): give the %s whole'
-                        % (owner, what, MASK, self.name))]
+        return value, [Unresolved(self.name, None, '%s %s (%s keeps the stored secret): give the %s whole'
+                                  % (owner, what, MASK, self.name))]
 
     def _unmask_items(self, given, stored, owner):
         # Stored items that the input gives plainly are its own; each masked one takes one of the others, in stored
@@ -611,8 +652,8 @@ class Field:
         for index, item in enumerate(given):
             if self.is_masked_item(item) and index not in taken:
                 group = (item['key'].casefold(), item['value'])
-                problems.append(('%s[%d]' % (self.name, index),
-                                 self._unmatched(owner, item, len(candidates.get(group, ())), asked[group])))
+                problems.append(Unresolved(self.name, index,
+                                           self._unmatched(owner, item, len(candidates.get(group, ())), asked[group])))
         return unmasked, problems
 
     def _unmatched(self, owner, item, stored, masked):
@@ -626,11 +667,15 @@ class Field:
                 % (owner, stored, shown, masked))
 
     def changed_items(self, before, after, shown):
-        """``shown`` (the masked ``after``) with every masked item that ``before`` lacks marked as changed."""
-        old = {(item['key'], item['value']) for item in before or []}
+        """``shown`` (the masked ``after``) with every masked item whose value ``before`` lacks marked as changed.
+
+        A key whose case alone changed (a header's name) keeps its value: the diff shows the key's change, and marking
+        the value would say a secret changed that did not.
+        """
+        old = {(item['key'].casefold(), item['value']) for item in before or []}
         return [dict(shown_item, value=shown_item['value'] + ' (changed)')
-                if self.sensitive_items(plain) is not None and (plain['key'], plain['value']) not in old else shown_item
-                for plain, shown_item in zip(after, shown)]
+                if self.sensitive_items(plain) is not None and (plain['key'].casefold(), plain['value']) not in old
+                else shown_item for plain, shown_item in zip(after, shown)]
 
 
 class Schema:
@@ -643,6 +688,12 @@ class Schema:
 
     def argument_spec(self):
         return {field.name: field.argument_spec() for field in self.fields}
+
+    def check_as_given(self, params):
+        """:meth:`Field.check_as_given` for every field ``params`` gives."""
+        for name, value in params.items():
+            if name in self.by_name and value is not None:
+                self.by_name[name].check_as_given(value)
 
     def desired(self, params, zone=None, kind=None):
         """The normalised values of the options given (an empty string is given: it clears), of one kind if named."""
@@ -852,6 +903,46 @@ class Schema:
         if problems:
             raise UnresolvedMaskError(problems)
         return values
+
+    def leaving_out(self, desired, problems, current=None):
+        """``desired`` without the masked secrets of ``problems`` (:class:`Unresolved`) that nothing stored answers for,
+        the options left out whole, and the ``(option, index)`` of each item left out.
+
+        A whole value goes with its partner (the service takes the two only as a pair). Masked items of a list whose
+        stored counterparts (``current``, the record's values) are more or fewer than the masked ones, so that which
+        stands for which is a guess, keep every stored one: nothing stored is lost, and only the masked items beyond
+        them go. Their plain neighbours always stay.
+        """
+        values, whole, items = dict(desired), [], {}
+        for problem in problems:
+            if problem.index is not None:
+                items.setdefault(problem.field, []).append(problem.index)
+                continue
+            for name in (problem.field, self.by_name[problem.field].together):
+                if name in values and name not in whole:
+                    whole.append(name)
+                    del values[name]
+        dropped = []
+        for name, indexes in items.items():
+            field, given = self.by_name[name], desired[name]
+            group = field.masked_group
+            spare = [item for item in (current or {}).get(name) or []
+                     if item not in [each for each in given if not field.is_masked_item(each)]]
+            kept = []
+            for index, item in enumerate(given):
+                if index not in indexes:
+                    kept.append(item)
+                    continue
+                stored = [each for each in spare if group(each) == group(item)]
+                if stored:
+                    kept.append(stored[0])
+                    spare.remove(stored[0])
+                else:
+                    dropped.append((name, index))
+            # Stored items of those groups beyond the masked ones given stay too.
+            groups = {group(given[index]) for index in indexes}
+            values[name] = kept + [each for each in spare if group(each) in groups]
+        return values, whole, dropped
 
     def diff(self, before, after, names):
         """Masked before/after dicts limited to ``names``; a changed secret shows as such."""

@@ -96,10 +96,13 @@ class TimeBounds:
                 return True
         return False
 
-    def read(self, client, path, query, limit):
-        """The records of every page within the bounds, up to ``limit``; stops at the page that passed a bound."""
+    def read(self, client, resource, query, limit):
+        """The records within the bounds, up to ``limit``. Without a limit, a list that can be read whole is (see
+        :meth:`Resource.read_all`), then put in the order asked; else its pages, up to the page that passed a bound."""
+        if limit is None and resource.newest_first is not None:
+            return resource.in_order(resource.read_all(client, query), self.sort_by, self.descending)
         found = []
-        for records in client.iter_pages(path, query):
+        for records in client.iter_pages(resource.path, query):
             for record in records:
                 if self.passed(record):
                     return found
@@ -141,17 +144,22 @@ def _ensure_result(resource, desired, outcome, located):
     schema = resource.schema
     before, after = resource.with_derived(outcome.before), resource.with_derived(outcome.after)
     diff_before, diff_after = schema.diff(before, after, resource.diff_names(desired))
+    diff = dict(before=diff_before, after=diff_after)
+    if outcome.after_header:
+        diff['after_header'] = outcome.after_header
     view = resource.view(outcome.after, outcome.record, located) if outcome.after is not None else {}
-    return {'changed': outcome.changed, resource.noun: view, 'diff': dict(before=diff_before, after=diff_after)}
+    return {'changed': outcome.changed, resource.noun: view, 'diff': diff}
 
 
 def _written_summary(resource, outcome):
     """What a task wrote before it failed, in one line: the record and the fields it changed."""
-    values = outcome.after or {}
+    values = outcome.after or outcome.before or {}
     label = '%s%s (id %s)' % (resource.noun, ' %r' % values['name'] if values.get('name') else '',
                               record_id(outcome.record or {}))
     if outcome.before is None:
         return 'created %s' % label
+    if outcome.after is None:
+        return 'deleted %s' % label
     changed = sorted(resource.schema.differences(outcome.after or {}, outcome.before))
     return 'updated %s%s' % (label, ' (%s)' % ', '.join(changed) if changed else '')
 
@@ -174,7 +182,7 @@ def info_task(resource, client, params, zone=None):
     else:
         records = resource.narrow(client, lookups, query)
         if records is None:
-            records = bounds.read(client, resource.path, query, params.get('limit'))
+            records = bounds.read(client, resource, query, params.get('limit'))
     records = [record for record in records if record is not None and bounds.admit(record)]
     views = [resource.record_view(record) for record in records]
     return dict({'changed': False, resource.plural: views}, **resource.info_extras(records, lookups))

@@ -27,6 +27,17 @@ description:
     O(id) to change a past incident, or O(started_at) to open a new one. These states never open an incident
     without O(started_at)."
   - "Otherwise, with O(state=present), a new incident is opened, started now (see O(started_at))."
+  - "A O(monitor_id) that no monitor of the account has fails (C(no monitor has the id N)): the monitor is read
+    once when its incident list is empty, so that a wrong id, or the key of another account, is not taken for a
+    monitor without incidents."
+  - "The service's checker opens and ends incidents at any moment (once a minute), and other jobs act too. When the
+    service refuses the incident a task opens because one was opened after the task looked (C(There's already an
+    ongoing incident for this monitor.)), a task without O(started_at) applies its values to that incident, as a
+    re-run would (C(changed) only when it changed something, RV(msg) naming the incident); a task with its own
+    O(started_at) fails, naming the incident that holds the monitor."
+  - "O(acknowledged_at) and O(ended_at) are set only once: when the checker or another job set the one a
+    O(state) sets meanwhile, the service keeps that time and the state asked for holds. The task succeeds, C(changed)
+    only for what its own write changed (a comment, say), and RV(msg) says which time was set meanwhile."
   - "So opening an incident now (O(state=present) without O(started_at)) changes nothing while the monitor's last
     incident has ended and already holds the O(cause) (and whatever else) the task asks: a re-run of a playbook that
     opens and resolves an incident is a no-op. To record a recurrence, give O(started_at), after the end of the last
@@ -42,6 +53,10 @@ description:
     task (the lookup of the incident always comes first), so that a controller whose clock is ahead of the service's
     is not refused a time in the future by the service's clock. Only when no answer carried a C(Date) is the
     controller's clock used; RV(msg) says which. Given times are checked against the same now before any write."
+  - "An incident resolved now in the second it started (the checker opened it as the task runs, or O(started_at)
+    is now) would end when it started, which the service refuses: the task waits until the service's clock passes
+    the start, a second or two at most, and takes that now; RV(msg) says so. Check mode tells the now the run would
+    take, without waiting."
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -69,6 +84,8 @@ options:
       - An explicit O(acknowledged_at) or O(ended_at) wins over the time a state would set.
       - With O(state=absent) and only a monitor, the monitor's ongoing incident is deleted; a past incident is
         deleted only by O(id) or O(started_at).
+      - "Deleting the ongoing incident of a paused monitor makes the service resume the monitor (its status goes back
+        to C(pending)): the task pauses it again, and RV(msg) and the diff's header say so, in check mode too."
     type: str
     choices: [present, acknowledged, resolved, absent]
     default: present
@@ -190,8 +207,12 @@ msg:
       to acknowledge or resolve.
     - When the task chose a time as now (O(started_at) of an incident it opened, O(acknowledged_at) or O(ended_at) set
       by O(state)), that time and whose clock it was read from (C(started_at is now by the service's clock,
-      2026-11-20T08:15:00Z)).
-  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing, or chose a time
+      2026-11-20T08:15:00Z)), and when it waited for that clock to pass the start of the incident.
+    - "When another actor acted between the task's lookup and its write: the incident opened meanwhile that the task
+      applied its values to, or the time set meanwhile that the service kept."
+    - When the task paused again the monitor whose ongoing incident it deleted.
+  returned: when the task was addressed to a monitor that has no ongoing incident and changed nothing, chose a time,
+    met a change made meanwhile, or paused a monitor again
   type: str
   sample: "monitor 'shop' has no ongoing incident: nothing to acknowledge (its latest incident (id 12) ended at 2026-11-20T09:05:00Z)"
 incident:

@@ -31,6 +31,9 @@ options:
     description:
       - Identifier of the monitor. With O(id) and a new O(name), the monitor is renamed (not with O(state=absent),
         see O(name)).
+      - "A rename to the name of another monitor fails before any change, in check mode too (the task looks the name
+        up, one request). Whether a name that differs only in case clashes depends on the service's database (see
+        O(name)): such a rename fails when the service refuses it, naming the monitor that holds the name."
       - A monitor cannot be created with a chosen id; if no monitor has this id the task fails.
     type: int
   state:

@@ -11,6 +11,11 @@ short_description: Read monitors of the uptime-monitoring service
 version_added: 0.1.0
 description:
   - Lists monitors with the service's filters and sorting, reading every page by default.
+  - "The whole list is read as it stood while its pages were read: newest first, 100 a page, and read again from its
+    first page when monitors are created or deleted between two pages (the service cuts each page when it reads it,
+    so a monitor would be on no page), at most 3 times, else the task fails naming the list. It is then put in the
+    order of O(sort_by) and O(sort). With O(limit), the pages are read in that order, O(per_page) at a time,
+    unchecked."
   - Reads one monitor by O(id) or by O(name). A monitor that is not found gives an empty list, not a failure.
   - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), to bring an
     existing account under code. The export applies back without loss, secrets included (see O(reveal_secrets)).
@@ -55,14 +60,16 @@ options:
       - Only monitors with one of these statuses, as the service reports them (V(paused) for a paused monitor whatever
         its checks, V(maintenance) inside its maintenance window); one status, or a list.
       - The service cannot list monitors by status, so the filter is applied here to what the list returns, with the
-        other filters; every page is still read (one request per O(per_page) monitors), until O(limit) monitors are
-        kept. By default, monitors of every status.
+        other filters; every page is still read (one request per 100 monitors; with O(limit), per O(per_page)
+        monitors until O(limit) monitors are kept). By default, monitors of every status.
     type: list
     elements: str
     choices: [pending, online, offline, paused, maintenance]
   sort_by:
     description:
       - Sort key; V(id) sorts by creation. The service's default is V(id).
+      - V(name) and V(url) sort by the text without regard to case, then by V(id), as the service does on MySQL
+        (another database may order some letters otherwise).
     type: str
     choices: [id, name, url]
   sort:
@@ -72,7 +79,8 @@ options:
     choices: [asc, desc]
   per_page:
     description:
-      - Records asked for per page. Larger pages mean fewer requests.
+      - Records asked for per page with O(limit). Larger pages mean fewer requests. Without O(limit) the whole list
+        is read 100 a page.
     type: int
     choices: [10, 25, 50, 100]
     default: 100

@@ -16,6 +16,10 @@ description:
     normalisation as M(uptime.monitoring.monitor), then sends only the writes that are needed, one request per
     created, updated or deleted monitor, from a bounded pool of O(workers).
   - A sync that changes nothing costs one request per 100 monitors of the account.
+  - "The account is read as it stood while its pages were read: when another job creates or deletes monitors between
+    two pages (the service cuts each page when it reads it, so a monitor would be on no page, and be neither updated
+    nor deleted), the list is read again from its first page, at most 3 times, else the task fails naming the list
+    before any write."
   - Monitors are matched by their exact O(config[].name), as M(uptime.monitoring.monitor) finds them. A name that
     differs only in case is another monitor's; an entry whose name differs only in case from a monitor that no entry
     names is refused before any write, naming both (it would be created beside it, which a service that compares
@@ -189,13 +193,30 @@ options:
       - "The result then holds secrets. Put C(no_log: true) on the task and keep what you write of it in a vault."
     type: bool
     default: false
+  unresolved_masks:
+    description:
+      - What to do with a secret of O(config) given in its masked form that no stored secret answers for (a monitor to
+        create, another account, a secret removed since the export, or more stored items that show the same than
+        the entry gives masked ones for, so that which to keep would be a guess).
+      - V(fail) fails the task before any write, naming every monitor and item.
+      - V(leave_out) applies the rest and tells in RV(left_out) what it left out, never a value. An item of
+        O(config[].request_headers) or O(config[].alerts) is left out alone (its plain neighbours are applied); a
+        password with its user name (the service takes them as a pair); a masked O(config[].url) leaves the monitor
+        out when it is to be created, and an existing monitor keeps its own URL. Masked items whose stored
+        counterparts are more or fewer than the masked ones keep every stored one, and only the masked ones beyond
+        them are left out.
+      - Applied to the account it was read from, an export loses nothing either way (a masked value keeps the stored
+        one). Used with O(state=merged), V(replaced) and V(overridden).
+    type: str
+    choices: [fail, leave_out]
+    default: fail
 notes:
   - Deleting a monitor (O(state=overridden), O(state=deleted)) also deletes its incidents; the service does so.
   - "Secrets (Basic authentication, sensitive header values, webhook and telegram alert values, the password and secret
     query values of a URL) are masked in every result. A secret given in its masked form, as a result shows it,
     keeps what the monitor holds: RV(gathered) applied back with any state changes nothing and loses nothing. A
     masked value that no stored secret answers for (a monitor to create, another account) fails the task before
-    any write, naming every monitor and item."
+    any write, naming every monitor and item, or is left out with O(unresolved_masks=leave_out)."
 '''
 
 EXAMPLES = r'''
@@ -387,6 +408,32 @@ gathered_masked:
   type: dict
   sample:
     shop: [request_auth_username, request_auth_password, alerts]
+left_out:
+  description:
+    - What O(unresolved_masks=leave_out) left out of O(config) (in check mode, would leave out), in config order, each
+      a masked secret that no stored secret answers for. Empty when nothing was left out, and with
+      O(unresolved_masks=fail).
+  returned: with O(state=merged), V(replaced) and V(overridden)
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: Name of the monitor.
+      type: str
+    option:
+      description:
+        - The option left out, or the item of it named by RV(left_out[].key).
+        - Null for the whole monitor, which is not created since its O(config[].url) is masked.
+      type: str
+    key:
+      description: Of an item of O(config[].request_headers) or O(config[].alerts), its key (the header's name, the
+        channel); null for a whole option.
+      type: str
+  sample:
+    - {name: shop, option: alerts, key: slack}
+    - {name: admin, option: request_auth_username, key: null}
+    - {name: admin, option: request_auth_password, key: null}
+    - {name: intranet, option: null, key: null}
 requests:
   description: HTTP requests this task sent.
   returned: when O(state=gathered)

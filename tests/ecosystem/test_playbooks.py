@@ -15,6 +15,7 @@ import yaml
 from ecosystem_support import (
     APPENDED,
     OTHER_KEY,
+    PRIMARY_KEY,
     assert_changed_nothing,
     create_incident,
     create_monitor,
@@ -34,8 +35,9 @@ web3.example.com uptime_monitor_name=web3 uptime_monitor_alerts='[{"key": "email
 ansible_connection=local
 '''
 
-# Deploy tasks for rolling_deploy: record how the host's monitor looks while the host is deployed, and
-# fail on the hosts listed in deploy_fail_on.
+# Deploy tasks for rolling_deploy: record how the host's monitor looks while the host is deployed, reach a host
+# that has a connection of its own, include a missing file on the hosts listed in deploy_broken_include, and fail on
+# those listed in deploy_fail_on.
 DEPLOY_TASKS = '''\
 ---
 - name: Read the monitor while the host is deployed
@@ -47,12 +49,22 @@ DEPLOY_TASKS = '''\
 - name: Record it
   # Hosts of one batch run this at the same time: one writer at a time, or a line may be lost.
   throttle: 1
+  # A task tagged always runs where tags alone would skip it: it must still run only while the monitor is held.
+  tags: [always]
   ansible.builtin.lineinfile:
     path: "{{ deploy_record }}"
     line: "{{ {'host': inventory_hostname, 'monitor': during_deploy.monitors | first | default(none)} | to_json }}"
     create: true
     mode: "0600"
   delegate_to: localhost
+
+- name: Reach the host
+  ansible.builtin.ping:
+  when: ansible_connection != 'local'
+
+- name: Include a step that is not there
+  ansible.builtin.include_tasks: /nonexistent/deploy-step.yml
+  when: inventory_hostname in deploy_broken_include | default([])
 
 - name: Break the deploy
   ansible.builtin.fail:
@@ -70,6 +82,8 @@ def rolling_deploy(ansible, emulator, inventory, *arguments, name='inventory.ini
     run = ansible.playbook('uptime.monitoring.rolling_deploy', '-e', 'deploy_hosts=webservers', '-e', 'deploy_record=%s' % record,
                            '-e', 'deploy_tasks_file=%s' % ansible.write('deploy.yml', DEPLOY_TASKS), *arguments,
                            inventory=inventory, check=False)
+    if not os.path.exists(record):  # check mode records nothing
+        return run, []
     with open(record, encoding='utf-8') as handle:
         return run, [yaml.safe_load(line) for line in handle if line.strip()]
 
@@ -109,22 +123,36 @@ def test_monitor_hosts_one_monitor_per_host(ansible, emulator):
     ('respond_to_incident', ('-e', 'uptime_monitor=shop', '-e', 'uptime_incident_action=close'), 'uptime_incident_action must be one of: acknowledge, resolve'),
     ('respond_to_incident', (), "Set uptime_monitor (the monitor's name) or uptime_incident_id"),
     ('import_account', ('-e', 'uptime_import_state=merged'), 'missing required arguments: uptime_import_file'),
+    # The deploy tasks are loaded before any monitor is read, let alone held.
+    ('rolling_deploy', ('-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file={workdir}/missing.yml'),
+     "Could not find or access '{workdir}/missing.yml'"),
+    ('rolling_deploy', ('-e', 'deploy_hosts=webservers', '-e', 'deploy_tasks_file={workdir}/broken.yml'), 'YAML parsing failed'),
     ('acknowledge_incident', ('-e', 'uptime_monitor_id=shop'), "'uptime_monitor_id' is of type str and we were unable to convert to int"),
 ])
 def test_a_playbook_refuses_what_it_cannot_do_before_any_request(ansible, emulator, playbook, arguments, message):
     inventory = ansible.write('inventory.ini', INVENTORY)
-    run = ansible.playbook('uptime.monitoring.' + playbook, *arguments, inventory=inventory, check=False)
+    ansible.write('broken.yml', '- name: Deploy\n  ansible.builtin.command: [\n')
+    run = ansible.playbook('uptime.monitoring.' + playbook, *[arg.format(workdir=ansible.workdir) for arg in arguments],
+                           inventory=inventory, check=False)
     assert run.rc != 0, run
-    assert message in run.output, run
+    assert message.format(workdir=ansible.workdir) in run.output, run
     assert emulator.log() == []
 
 
 def test_rolling_deploy_pauses_and_restores(ansible, emulator):
-    web1 = create_monitor(emulator, 'web1.example.com')
+    web1 = create_monitor(emulator, 'web1.example.com')  # pending: never checked
     web2 = create_monitor(emulator, 'web2.example.com')
     update_monitor(emulator, web2['id'], pause=1)  # paused before the deploy: stays paused
+    preview, dummy = rolling_deploy(ansible, emulator, INVENTORY, '--check', '--limit', 'web1.example.com')
+    assert emulator.writes() == [], preview
     run, recorded = rolling_deploy(ansible, emulator, INVENTORY)
     assert run.rc == 0, run
+    # The preview counts the changes of the real run, the put-back of what it would hold included.
+    assert preview.recap['web1.example.com']['changed'] == run.recap['web1.example.com']['changed'], (preview, run)
+    pending = ("Monitor 'web1.example.com' was pending (not checked yet) before the deploy; the service resumes a monitor as "
+               "online or offline, never pending: %s")
+    assert pending % 'it would come back online or offline' in preview.output, preview
+    assert pending % 'it is online now' in run.output, run
     during = {entry['host']: entry['monitor'] for entry in recorded}
     assert during['web1.example.com']['status'] == 'paused'
     assert during['web2.example.com']['status'] == 'paused'
@@ -181,9 +209,11 @@ def test_rolling_deploy_maintenance_window(ansible, emulator):
     web2 = create_monitor(emulator, 'web2.example.com', maintenance_start_at='2030-01-01T01:00:00',
                           maintenance_end_at='2030-01-01T02:00:00')
     run, recorded = rolling_deploy(ansible, emulator, INVENTORY, '-e', 'uptime_deploy_mode=maintenance', '-e', 'uptime_maintenance_minutes=45',
-                                   '-e', '{"deploy_fail_on": ["web2.example.com"]}')
-    # One host at a time (deploy_serial's default): the rollout stops at web2's failure, web3 is not deployed.
-    assert run.rc != 0 and 'the deploy of web2.example.com failed' in run.output, run
+                                   '-e', '{"deploy_broken_include": ["web2.example.com"]}')
+    # One host at a time (deploy_serial's default): the rollout stops at web2's failure (a tasks file its deploy
+    # includes is not there), web3 is not deployed.
+    assert run.rc != 0, run
+    assert 'The deploy of web2.example.com failed (a tasks file it includes could not be loaded' in run.output, run
     assert [entry['host'] for entry in recorded] == ['web1.example.com', 'web2.example.com']
     assert 'web3.example.com' not in run.recap, run
     during = {entry['host']: entry['monitor'] for entry in recorded}
@@ -198,6 +228,23 @@ def test_rolling_deploy_maintenance_window(ansible, emulator):
     assert monitors['web2.example.com']['maintenance_start_at'].startswith('2030-01-01T01:00:00')
     assert monitors['web2.example.com']['maintenance_end_at'].startswith('2030-01-01T02:00:00')
     assert all('pause' not in entry['form'] for entry in writes_to(emulator, web1['id']) + writes_to(emulator, web2['id']))
+
+
+def test_rolling_deploy_puts_back_the_monitor_of_a_host_gone_unreachable(ansible, emulator):
+    monitors = {host: create_monitor(emulator, host) for host in ('web1.example.com', 'web2.example.com', 'web3')}
+    unreachable = 'web2.example.com ansible_connection=ssh ansible_host=127.0.0.1 ansible_port=1'  # refused at once
+    run, recorded = rolling_deploy(ansible, emulator, INVENTORY.replace('web2.example.com', unreachable, 1), '-e', 'deploy_serial=2')
+    assert run.rc == 4 and run.recap['web2.example.com']['unreachable'] == 1, run
+    # As it was held, the run named it with the command that puts it back, for a run that ends before it does.
+    held = monitors['web2.example.com']['id']
+    assert ("Monitor 'web2.example.com' (id %d) is held during the deploy of web2.example.com. Should this run end before "
+            "putting it back (the host unreachable, the run stopped): ansible localhost -m uptime.monitoring.monitor -a "
+            "'id=%d paused=false'" % (held, held)) in run.output, run
+    # The other host of its batch put it back, and the rollout stopped: web3 was neither deployed nor touched.
+    assert [entry['form'].get('pause') for entry in writes_to(emulator, held)] == ['1', '0']
+    assert sorted(entry['host'] for entry in recorded) == ['web1.example.com', 'web2.example.com']
+    assert writes_to(emulator, monitors['web3']['id']) == []
+    assert [name for name, monitor in monitors_by_name(emulator).items() if monitor['status'] == 'paused'] == []
 
 
 def incident_record(emulator, record):
@@ -292,28 +339,42 @@ def test_acknowledge_incident_of_the_event(ansible, emulator):
     assert_changed_nothing(ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', event))
     left = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', 'uptime_monitor_id=%d' % quiet)
     assert left.changed() == 0 and "Monitor 'quiet' has no unacknowledged incident: nothing to acknowledge." in left.output, left
+    unknown = ansible.playbook('uptime.monitoring.acknowledge_incident', '-e', 'uptime_monitor_id=99999', check=False)
+    assert unknown.rc != 0, unknown
+    assert 'No monitor has the id 99999 in the account of this API key' in unknown.output, unknown
     assert emulator.writes() == []
     assert incident_record(emulator, ongoing)['comment'] == record['comment']
 
 
 SLACK_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/slack-s3cr3t-part'
-SECRETS = ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part')
-# What import_account prints for a monitor imported without what the export left out.
-CREATED_WITHOUT = ("monitor '%s' was created without %s (left out of the export): set them with "
-                   "uptime.monitoring.monitor")
+SECRETS = ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part', 'intranet-s3cr3t')
+# What import_account prints for a monitor applied without what the export masked and the account cannot stand for.
+APPLIED_WITHOUT = "monitor '%s' was applied without %s: masked in the export, and nothing in the account stands for %s"
+EMAIL, SMS = {'key': 'email', 'value': 'oncall@example.com'}, {'key': 'sms', 'value': '+4912345'}
+X_ENV, LANGUAGE = {'key': 'X-Env', 'value': 'prod'}, {'key': 'Accept-Language', 'value': 'de'}
+AUTHORIZATION = {'key': 'Authorization', 'value': 'Bearer s3cr3t-token'}
 
 
 def seed_account(emulator):
     shop = create_monitor(emulator, 'shop', url='https://shop.example.com/health', interval=60,
                           alert_condition='url_no_text', alert_text_lookup='OK',
-                          alerts=[{'key': 'email', 'value': 'oncall@example.com'}, {'key': 'slack', 'value': SLACK_WEBHOOK}],
-                          request_headers=[{'key': 'X-Env', 'value': 'prod'}, {'key': 'Authorization', 'value': 'Bearer s3cr3t-token'}])
+                          alerts=[EMAIL, {'key': 'slack', 'value': SLACK_WEBHOOK}, SMS],
+                          request_headers=[X_ENV, AUTHORIZATION, LANGUAGE])
     create_monitor(emulator, 'admin', request_auth_username='uptime', request_auth_password='hunter2-secret')
     staging = create_monitor(emulator, 'staging', interval=3600, cache_buster=1)
     update_monitor(emulator, staging['id'], pause=1)
+    intranet = create_monitor(emulator, 'intranet', url='https://ops:intranet-s3cr3t@intranet.example.org/')
     create_incident(emulator, shop['id'], '2026-01-10T08:00:00', acknowledged_at='2026-01-10T08:05:00',
                     ended_at='2026-01-10T09:00:00', cause='Pool exhausted', comment='Raised the pool')
     create_incident(emulator, shop['id'], '2026-01-12T08:00:00', cause='Timeouts')
+    create_incident(emulator, intranet['id'], '2026-01-11T08:00:00', ended_at='2026-01-11T08:30:00')
+
+
+def import_account(ansible, *arguments, api_key=PRIMARY_KEY):
+    run = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml', *arguments,
+                           api_key=api_key)
+    assert not any(secret in run.output for secret in SECRETS), run
+    return run
 
 
 def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp_path_factory):
@@ -328,14 +389,15 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
         text = handle.read()
     assert not any(secret in text for secret in SECRETS)
     export = yaml.safe_load(text)
-    assert [monitor['name'] for monitor in export['uptime_monitors']] == ['admin', 'shop', 'staging']
+    assert [monitor['name'] for monitor in export['uptime_monitors']] == ['admin', 'intranet', 'shop', 'staging']
     # Every option is there, the secrets masked, and the options that hold them named.
     assert export['uptime_monitors_masked'] == {'admin': ['request_auth_username', 'request_auth_password'],
-                                                'shop': ['request_headers', 'alerts']}
+                                                'intranet': ['url'], 'shop': ['request_headers', 'alerts']}
     assert export['uptime_monitors'][0]['request_auth_password'] == '********'
     assert export['uptime_incidents'] == [
         {'monitor': 'shop', 'started_at': '2026-01-10T08:00:00Z', 'acknowledged_at': '2026-01-10T08:05:00Z',
          'ended_at': '2026-01-10T09:00:00Z', 'cause': 'Pool exhausted', 'comment': 'Raised the pool'},
+        {'monitor': 'intranet', 'started_at': '2026-01-11T08:00:00Z', 'ended_at': '2026-01-11T08:30:00Z'},
         {'monitor': 'shop', 'started_at': '2026-01-12T08:00:00Z', 'cause': 'Timeouts'},
     ]
 
@@ -344,44 +406,59 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
     with open(path, encoding='utf-8') as handle:
         assert handle.read() == text
 
-    # The other account gets the same monitors (less the secrets) and incidents.
-    imported = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                                api_key=OTHER_KEY)
-    assert imported.changed() == 2
-    # Every monitor created without what the export left out is named, with the options to set, though the
-    # run succeeded; the others are not.
-    assert CREATED_WITHOUT % ('admin', 'request_auth_username, request_auth_password') in imported.output
-    assert CREATED_WITHOUT % ('shop', 'request_headers, alerts') in imported.output
-    assert "monitor 'staging'" not in imported.output
-    assert 'slack-s3cr3t-part' not in imported.output
-    # What the copy holds of each monitor is the round-trip law's (tests/laws); here, what the import left out.
+    # Into another account, only what the export masked is left out, each thing named: a masked item alone (its plain
+    # neighbours arrive), a password with its user name, a monitor whose url is masked (with its incidents).
+    imported = import_account(ansible, api_key=OTHER_KEY)
+    assert APPLIED_WITHOUT % ('admin', 'request_auth_username, request_auth_password', 'them') in imported.output, imported
+    assert APPLIED_WITHOUT % ('shop', "request_headers 'Authorization', alerts 'slack'", 'them') in imported.output, imported
+    assert ("monitor 'intranet' was not created: its url is masked in the export, and nothing in the account stands for "
+            "it (its incidents are left out with it)") in imported.output, imported
+    assert '-e uptime_export_reveal_secrets=true' in imported.output, imported
+    assert "monitor 'staging'" not in imported.output, imported
     copy = monitors_by_name(emulator, OTHER_KEY)
     assert sorted(copy) == ['admin', 'shop', 'staging']
-    assert copy['admin']['request_auth_username'] is None and not copy['shop']['alerts'] and not copy['shop']['request_headers']
+    assert copy['admin']['request_auth_username'] is None
+    assert (copy['shop']['alerts'], copy['shop']['request_headers']) == ([EMAIL, SMS], [X_ENV, LANGUAGE])
     incidents = records(emulator, '/api/v1/incidents', OTHER_KEY)
     assert sorted((incident['monitor']['name'], incident['started_at'][:19], incident['status']) for incident in incidents) == [
         ('shop', '2026-01-10T08:00:00', 'resolved'), ('shop', '2026-01-12T08:00:00', 'unresolved')]
 
     # The admin's credentials set from a vault, as the message says, then imported again: nothing changes (what
-    # the vault set is kept), the admin is no longer named, and the shop, still without them, is (said as it is).
-    copy_admin = monitors_by_name(emulator, OTHER_KEY)['admin']
-    update_monitor(emulator, copy_admin['id'], api_key=OTHER_KEY, request_auth_username='uptime',
+    # the vault set is kept), the admin is no longer named, and the shop, still without them, is.
+    update_monitor(emulator, copy['admin']['id'], api_key=OTHER_KEY, request_auth_username='uptime',
                    request_auth_password='from-the-vault')
     emulator.clear_log()
-    again = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                             api_key=OTHER_KEY)
+    again = import_account(ansible, api_key=OTHER_KEY)
     assert_changed_nothing(again)
     assert emulator.writes() == []
-    assert "monitor 'admin'" not in again.output
-    assert ("monitor 'shop' has no request_headers, alerts (left out of the export): set them with "
-            "uptime.monitoring.monitor") in again.output
+    assert "monitor 'admin'" not in again.output, again
+    assert APPLIED_WITHOUT % ('shop', "request_headers 'Authorization', alerts 'slack'", 'them') in again.output, again
 
-    # The export imported into the account it came from (untouched since), merged: the monitors keep what the export
-    # left out, and nothing is named.
-    merged = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                              '-e', 'uptime_import_incidents=false')
-    assert_changed_nothing(merged)
-    assert 'left out of the export' not in merged.output
+    # Restored into the account it came from after a drift, replaced: everything comes back, the secrets included,
+    # and nothing is named.
+    origin = monitors_by_name(emulator)
+    update_monitor(emulator, origin['shop']['id'], interval=3600, request_headers=[AUTHORIZATION])
+    update_monitor(emulator, origin['admin']['id'], interval=3600)
+    replaced = import_account(ansible, '-e', 'uptime_import_state=replaced', '-e', 'uptime_import_incidents=false')
+    assert 'stands for' not in replaced.output, replaced
+    restored = monitors_by_name(emulator)
+    assert int(restored['shop']['interval']) == 60
+    assert restored['shop']['request_headers'] == [X_ENV, AUTHORIZATION, LANGUAGE]
+    assert restored['shop']['alerts'] == [EMAIL, {'key': 'slack', 'value': SLACK_WEBHOOK}, SMS]
+    assert restored['admin']['request_auth_password'] == 'hunter2-secret'
+
+    # Overridden, after a drift that removed a secret and added a monitor: the account holds exactly the export, every
+    # secret it still holds kept; the one removed cannot come back from a masked export, and is named.
+    create_monitor(emulator, 'legacy')
+    update_monitor(emulator, origin['shop']['id'], alerts=[SMS])
+    overridden = import_account(ansible, '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
+    assert APPLIED_WITHOUT % ('shop', "alerts 'slack'", 'it') in overridden.output, overridden
+    assert "monitor 'admin'" not in overridden.output, overridden
+    after = monitors_by_name(emulator)
+    assert sorted(after) == ['admin', 'intranet', 'shop', 'staging']
+    assert (after['shop']['alerts'], after['shop']['request_headers']) == ([EMAIL, SMS], [X_ENV, AUTHORIZATION, LANGUAGE])
+    assert (after['admin']['request_auth_username'], after['admin']['request_auth_password']) == ('uptime', 'hunter2-secret')
+    assert after['intranet']['url'] == 'https://ops:intranet-s3cr3t@intranet.example.org/'
 
     # With its secrets revealed (and without incidents, to an absolute path), the file holds them and no run shows
     # them; what a copy of it keeps is the round-trip law's.
@@ -390,22 +467,8 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
                            '-e', 'uptime_export_reveal_secrets=true', '-e', 'uptime_export_incidents=false')
     with open(full, encoding='utf-8') as handle:
         revealed = yaml.safe_load(handle)
-    assert 'slack-s3cr3t-part' in str(revealed) and revealed['uptime_incidents'] == []
+    assert 'intranet-s3cr3t' in str(revealed) and revealed['uptime_incidents'] == []
     assert not any(secret in run.output for secret in SECRETS)
-
-    # Overridden: the account holds exactly the export (a monitor added since removed), the secrets it left out
-    # cleared, and named.
-    create_monitor(emulator, 'legacy')
-    overridden = ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=export/account.yml',
-                                  '-e', 'uptime_import_state=overridden', '-e', 'uptime_import_incidents=false')
-    assert ("monitor 'admin' had request_auth_username, request_auth_password cleared (left out of the export): set "
-            "them with uptime.monitoring.monitor") in overridden.output
-    assert ("monitor 'shop' had request_headers, alerts cleared (left out of the export): set them with "
-            "uptime.monitoring.monitor") in overridden.output
-    assert not any(secret in overridden.output for secret in SECRETS)
-    after = monitors_by_name(emulator)
-    assert sorted(after) == ['admin', 'shop', 'staging']
-    assert not after['shop']['alerts'] and not after['shop']['request_headers']
 
 
 HEALTH_INVENTORY = '''\

@@ -237,8 +237,8 @@ def import_account(ansible, account):
                                     'cause': cause, 'comment': comment} for monitor, cause, comment in account.incident_texts()]}
     ansible.write('account.yml', yaml.safe_dump(export, allow_unicode=True, sort_keys=False))
     run = account.playbook(ansible, 'uptime.monitoring.import_account', '-e', 'uptime_import_file=account.yml', api_key=OTHER_KEY)
-    said = ("monitor '%s' was created without request_auth_username, request_auth_password (left out of the export): set them "
-            "with uptime.monitoring.monitor" % name)
+    said = ("monitor '%s' was applied without request_auth_username, request_auth_password: masked in the export, and nothing "
+            "in the account stands for them" % name)
     return [('the monitor imported without its credentials is named', said, printed(run, said)),
             ('the monitors with their URL and header', account.monitors(), sorted(map(held, monitors_by_name(account.emulator, OTHER_KEY).values()))),
             ('the incidents with their monitor, cause and comment', account.incident_texts(), sorted(

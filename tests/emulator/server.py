@@ -34,7 +34,7 @@ except ImportError:  # run as a script: tests/emulator is sys.path[0]
 
 API_PREFIX = '/api/v1'
 CONTROL_PREFIX = '/_emulator'
-FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect', 'record')
+FAULT_KINDS = ('status', 'html', 'badjson', 'truncated', 'delay', 'drop', 'redirect', 'record', 'check', 'meanwhile')
 FAULT_DEFAULT_STATUS = {'status': 500, 'html': 200, 'badjson': 200, 'truncated': 200, 'redirect': 302}
 # Each route: its path below API_PREFIX, the kind of record, and the action of each method (see Handler.act).
 ROUTES = (
@@ -162,6 +162,13 @@ class Faults(transport.FaultQueue):
             if not isinstance(spec.get('set'), dict) or 'record' not in spec:
                 raise ValueError('a record fault needs the record id and a "set" object')
             fault.update(when='after', record=spec['record'], set=spec['set'])
+        if kind == 'check':  # the checker acts just before the request is handled: another actor between a read and a write
+            check = spec.get('check')
+            if not isinstance(check, dict) or 'monitor_id' not in check or check.get('status') not in ('pending', 'online', 'offline'):
+                raise ValueError('a check fault needs a "check" object with monitor_id and status (pending, online or offline)')
+            fault['check'] = {key: check.get(key) for key in ('api_key', 'monitor_id', 'status', 'cause')}
+        if kind == 'meanwhile':  # another client's changes once the request is answered: between two page reads
+            fault.update(when='after', delete=[int(item) for item in spec.get('delete', [])], create=list(spec.get('create', [])))
         return fault
 
     def take(self, method, path):
@@ -252,6 +259,25 @@ class Emulator:
         for key, zone in self.initial_timezones.items():
             self.store.set_timezone(key, zone)
 
+    def checker_acts(self, fault, entry):
+        """What a ``check`` fault makes the checker write before its request is handled, as ``POST /_emulator/check``
+        would (for the first key's account unless it names another)."""
+        check = fault['check']
+        key = check['api_key'] or min(self.key_index, key=self.key_index.get)
+        self.store.check_monitor(self.store.account_for_key(key)['id'], int(check['monitor_id']), check['status'],
+                                 check['cause'])
+        entry.update(fault='check', fault_when='before')
+
+    def another_client_acts(self, fault, api_key):
+        """What a ``meanwhile`` fault does after the request it matched: monitors deleted and created in its account."""
+        account_id = self.store.account_for_key(api_key)['id']
+        for monitor_id in fault['delete']:
+            try:
+                self.store.delete_monitor(account_id, monitor_id)
+            except store_module.NotFound:
+                pass
+        self.store.add_records(account_id, fault['create'], [])
+
     def reset(self):
         """Back to a clean start: no records, log, faults, rate limit or quirks; time zones as on the command line."""
         self.store.reset()
@@ -309,6 +335,9 @@ class Handler(BaseHTTPRequestHandler):
         if fault and fault['kind'] == 'delay':
             time.sleep(fault['seconds'])
             entry.update(fault='delay', fault_when='before')
+            fault = None
+        if fault and fault['kind'] == 'check':
+            self.emulator.checker_acts(fault, entry)
             fault = None
         if fault and fault['when'] == 'before':
             self.send_fault(fault, entry, None)
@@ -370,6 +399,11 @@ class Handler(BaseHTTPRequestHandler):
         entry['fault_when'] = fault['when']
         if kind == 'drop':
             self.drop()
+            return
+        if kind == 'meanwhile':
+            self.emulator.another_client_acts(fault, entry['api_key'])
+            entry['status'] = response.status
+            self.send(response)
             return
         if kind == 'record':
             document = json.loads(response.body)

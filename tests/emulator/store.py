@@ -887,7 +887,7 @@ class Store:
                 last = self.db.execute('SELECT * FROM incidents WHERE monitor_id = ? ORDER BY started_at DESC, id DESC LIMIT 1',
                                        (monitor['id'],)).fetchone()
                 if last is not None and last['ended_at'] is None:
-                    errors.add('monitor_id', 'The monitor already has an ongoing incident.')
+                    errors.add('monitor_id', "There's already an ongoing incident for this monitor.")
                 elif last is not None and started is not None and started <= parse_time(last['ended_at']):
                     errors.add('started_at', 'The started at must be a date after %s.' % last['ended_at'].replace('T', ' '))
             errors.raise_if_any()
@@ -938,14 +938,14 @@ class Store:
             return self._incident_record(self._incident_row(account_id, incident_id))
 
     def delete_incident(self, account_id, incident_id):
-        """Delete an incident; an ongoing one sends its monitor back to ``pending``."""
+        """Delete an incident; an ongoing one sends its monitor back to ``pending``, a paused one too (the pause is lost)."""
         with self.lock, self._transaction():
             row = self._incident_row(account_id, incident_id)
             if row is None:
                 raise NotFound()
             self.db.execute('DELETE FROM incidents WHERE id = ?', (incident_id,))
             if row['ended_at'] is None:
-                self._set_status(row['monitor_id'], 'pending')
+                self.db.execute("UPDATE monitors SET status = 'pending' WHERE id = ?", (row['monitor_id'],))
 
     def _update_row(self, table, current, values):
         """Write those of ``values`` that differ from the ``current`` row, and then ``updated_at``; returns them."""

@@ -27,6 +27,8 @@ WEB = gen.entry('web')
 PAST = '2026-01-02T10:00:00'
 
 
+# A list of pairs written as the text a user may mean by it.
+PAIRS_AS_TEXT = st.sampled_from(['email,ops@example.org', 'X-A: b', 'key=Accept', '[]x'])
 # option -> (invalid values, what the rest of the task needs beside it)
 MONITOR = {
     'name': (st.one_of(st.just(''), too_long('name')), {}), 'url': (BAD_URL, {}), 'interval': (int_choice((60, 180, 300, 600, 900, 1800, 3600)), {}),
@@ -36,8 +38,10 @@ MONITOR = {
     'ssl_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60)), {}), 'domain_alert_days': (int_choice((0, 1, 2, 3, 7, 14, 30, 60, 90, 180)), {}),
     'cache_buster': (JUNK_BOOL, {}), 'paused': (JUNK_BOOL, {}), 'id': (JUNK_NUMBER, {}), 'state': (choice(('present', 'absent')), {}),
     'update_password': (choice(('always', 'on_create')), {}), 'maintenance_start_at': (bad_date(), {'maintenance_end_at': '2026-02-01T10:00:00'}),
-    'maintenance_end_at': (bad_date(), {'maintenance_start_at': '2026-01-01T10:00:00'}), 'alerts': (st.sampled_from(CHANNELS).flatmap(alert), {}),
+    'maintenance_end_at': (bad_date(), {'maintenance_start_at': '2026-01-01T10:00:00'}),
+    'alerts': (st.sampled_from(CHANNELS).flatmap(alert) | PAIRS_AS_TEXT, {}),
     'request_headers': (st.one_of(
+        PAIRS_AS_TEXT,
         st.builds(lambda n: [{'key': 'H' * n, 'value': 'v'}], st.integers(129, 140)),
         st.builds(lambda n: [{'key': 'Accept', 'value': 'v' * n}], st.integers(257, 270))), {}),
     'timeout': (st.one_of(st.sampled_from([0, -1, 'nan', float('nan'), float('-inf'), 'soon'])), {}),
@@ -114,6 +118,7 @@ RELATIONS = [
     ('incident_info', {'id': 1, 'status': 'resolved'}, 'status'), ('monitors', {'config': [{'url': 'https://a.example.com/', 'interval': 60}]}, 'name'),
     ('monitors', {'config': [dict(WEB, colour='red')]}, 'colour'), ('monitors', {'config': [WEB, dict(WEB, interval=300)]}, 'config[1].name'),
     ('monitors', {'state': 'replaced', 'config': [{'name': 'web', 'interval': 60}]}, 'url'), ('monitors', {'state': 'gathered', 'config': [WEB]}, 'config'),
+    ('monitors', {'state': 'deleted', 'unresolved_masks': 'leave_out'}, 'unresolved_masks'),
 ]
 
 
@@ -135,6 +140,10 @@ def with_relations(test):
 # Issue 35, item 8: one URL the service refuses beside a good entry: refused before any write, no rerun promised.
 @example(task=('monitors', {'config': [{'name': 'good', 'url': 'https://good.example.org/', 'interval': 60},
                                        {'name': 'bad', 'url': 'https://.bad.example.org', 'interval': 60}]}, 'config[1].url'))
+# Issue 44, item 10: a list of pairs given as a string, an empty number in an entry: Ansible's words named no option.
+@example(task=('monitor', dict(WEB, alerts='email,ops@example.org'), 'alerts'))
+@example(task=('monitor', dict(WEB, request_headers='X-A: b'), 'request_headers'))
+@example(task=('monitors', {'config': [dict(WEB, domain_alert_days='')]}, 'config[0].domain_alert_days'))
 # Issue 35, item 11: overridden with an empty config would delete the whole account.
 @example(task=('monitors', {'state': 'overridden', 'config': []}, 'config'))
 @with_relations

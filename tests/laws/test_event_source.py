@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import functools
 import itertools
 import json
+import logging
 import os
 import runpy
 import sys
@@ -22,7 +24,7 @@ from hypothesis import example, given, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from emulator.control import PRIMARY_KEY
-from laws import fresh
+from laws import ago, budget, fresh
 from strategies import ISSUE_35_URL, MARKED_SECRETS as SECRETS, EVENT_NAMES as NAMES, SECRET_URLS as URLS
 import strategies as gen
 
@@ -309,3 +311,50 @@ def test_no_secret_of_a_monitor_reaches_an_event(emulator_server, url, password,
     assert [event['uptime']['type'] for event in events] == ['monitor_status_changed', 'incident_opened', 'monitor_status_changed']
     assert_no_secret(events, (PRIMARY_KEY, password, header, webhook) + url[1])
     assert all('********@intranet.example.org' in event['uptime']['monitor']['url'] for event in events)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-2, 2) | st.floats(allow_nan=False) | st.text(max_size=3),
+                    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2), max_leaves=3)
+
+
+def places(value, path=()):
+    """Every place of a JSON document, as the keys and indexes that lead to it."""
+    yield path
+    for key, item in value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ():
+        yield from places(item, path + (key,))
+
+
+@budget(25)
+@given(data=st.data())
+def test_a_state_file_of_this_version_but_another_shape_is_a_fresh_start_with_a_warning(emulator_server, tmp_path_factory, caplog, data):
+    """A damaged or hand-edited state file never stops the source nor fails its polls (issue 44, item 8: a
+    ValueError ended the rulebook, a KeyError failed every poll): it is taken, or ignored with a warning for a new
+    baseline, as docs/eda.md says."""
+    web, api = fresh(emulator_server, stored=[gen.record(gen.entry('web')), gen.record(gen.entry('api'))],
+                     incidents=[{'monitor': 'web', 'started_at': ago(30)}, {'monitor': 'api', 'started_at': ago(20), 'ended_at': ago(10)}])
+    args = {'api_url': emulator_server.url, 'api_key': PRIMARY_KEY, 'interval': 1, 'sweep_period': 1, 'reserve': 0,
+            'state_file': str(tmp_path_factory.mktemp('state') / 'state.json')}
+    source = load_source()
+    poller = source['Poller'](source['parse_args'](dict(args), environ={}))
+    poller.poll()
+    source['save_state'](poller.tracker, args['state_file'])
+    with open(args['state_file'], encoding='utf-8') as handle:
+        state = json.load(handle)
+    place = data.draw(st.sampled_from(list(places(state))), label='place')
+    damage = data.draw(st.just('removed') | JSON if place else JSON, label='damage')
+    if not place:
+        state = damage
+    elif damage == 'removed':
+        del functools.reduce(lambda part, key: part[key], place[:-1], state)[place[-1]]
+    else:
+        functools.reduce(lambda part, key: part[key], place[:-1], state)[place[-1]] = damage
+    with open(args['state_file'], 'w', encoding='utf-8') as handle:
+        json.dump(state, handle)
+    caplog.clear()
+    restarted = source['Poller'](source['parse_args'](dict(args), environ={}))
+    with caplog.at_level(logging.WARNING):
+        taken = source['load_state'](restarted.tracker, args['state_file'])
+    emulator_server.check(api, 'offline')
+    polls = [restarted.poll(), restarted.poll()]
+    warned = [record.getMessage() for record in caplog.records if 'starting with a new baseline' in record.getMessage()]
+    assert taken or (len(warned) == 1 and args['state_file'] in warned[0] and polls[0] == []), (taken, warned, polls[0])

@@ -9,6 +9,9 @@ Whenever the stored records differ afterwards the task reports ``changed: true``
 been applied; a success that stored nothing reports no change; the info modules never do. No crash; a failure is one
 line naming the request, one reading. A POST the service applied is never sent again; the task run again without
 faults succeeds, duplicates nothing, and a third run changes nothing.
+
+And the law of a whole list: another client creates and deletes monitors between its page reads, and the reader
+returns every record that lived throughout, once, or fails naming the list.
 """
 
 from __future__ import annotations
@@ -18,10 +21,12 @@ import re
 import pytest
 from hypothesis import Phase, event, example, given, strategies as st
 
-from laws import ago, budget, fresh, quiet, run as run_task, stored
+from emulator.control import PRIMARY_KEY
+from laws import ago, budget, fresh, holds, quiet, run as run_task, stored
 import strategies as gen
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import LIST_READS, UptimeApiError, UptimeClient
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
 
 
 ALPHA = gen.entry('alpha')
@@ -145,3 +150,38 @@ def test_changed_is_true_whenever_the_service_changed(emulator, connection, quic
         return  # "now" moves on: a third run may rightly see another time
     third = run_task(connection, task['module'], dict(args, timeout=30, retries=0), diff=False)
     assert not third.failed and third.changed is False, (again, third)
+
+
+# What another client does after a page read: monitors deleted (by their place among those there at first) and created.
+MEANWHILE = st.fixed_dictionaries({'delete': st.lists(st.integers(0, 349), max_size=3), 'create': st.integers(0, 2)})
+
+
+@budget(30)
+@given(count=st.sampled_from([0, 3, 100, 101, 199, 250, 350]), changes=st.lists(MEANWHILE, max_size=5))
+def test_a_whole_list_holds_every_record_that_lived_while_it_was_read_or_fails_naming_it(emulator, count, changes):
+    """The service cuts each page by offset when it reads it; whatever another client creates and deletes between two
+    page reads, the reader returns each monitor that lived throughout once, none that never lived, oldest first, or,
+    when the list moved at each of its reads, fails naming it; one request per 100 monitors when nothing moves
+    (issue 44, item 7: read oldest first, a monitor deleted after the first page left a live one on no page)."""
+    fresh(emulator)
+    first = emulator.seed(count)['first_id'] or 1
+    for number, change in enumerate(changes):
+        emulator.fault('meanwhile', method='GET', path='/api/v1/monitors', delete=[first + place for place in change['delete']],
+                       create=[gen.record(gen.entry('new-%d-%d' % (number, index))) for index in range(change['create'])])
+    alive, moved = set(range(first, first + count)), 0
+    for change in changes:  # a change moves the list when it creates, or deletes a monitor still there
+        moved += bool(change['create'] or alive & {first + place for place in change['delete']})
+        alive -= {first + place for place in change['delete']}
+    client = UptimeClient(emulator.url, PRIMARY_KEY, retries=0, sleep=lambda seconds: None)
+    try:
+        read = [record['id'] for record in MONITORS.read_all(client)]
+    except UptimeApiError as exc:
+        holds(str(exc).startswith('GET /api/v1/monitors failed: the list changed while its pages were read'), 'the failure names the list',
+              error=str(exc))
+        holds(moved >= LIST_READS, 'a read fails only when the list moved at each of its reads', changes=changes, moved=moved)
+        return
+    holds(read == sorted(set(read)), 'each record once, oldest first', read=read)
+    holds(alive <= set(read), 'every record that lived throughout', count=count, changes=changes, missing=sorted(alive - set(read)))
+    holds(set(read) <= set(range(first, first + count)) | set(range(first + count, first + count + 10)), 'no record that never lived', read=read)
+    if not moved:
+        holds(len(emulator.log()) == max(1, -(-count // 100)), 'one request per 100 monitors', count=count, log=len(emulator.log()))

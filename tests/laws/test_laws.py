@@ -15,6 +15,8 @@ from hypothesis import assume, example, given, strategies as st
 from laws import budget, fresh, holds, quiet, run, stored, writes
 import strategies as gen
 
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+
 # Monitors as accounts hold them: some with a secret in one of its places (a URL's credential among them).
 START = st.lists(gen.monitors() | gen.SECRETS.flatmap(lambda secret: gen.monitors(secret=secret)), max_size=3,
                  unique_by=lambda args: args['name'].strip().casefold())
@@ -30,12 +32,16 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
     """A task of one of ``modules`` that names a monitor of ``names`` (in a variant) or a new one."""
     module = draw(st.sampled_from(modules))
     name = draw(gen.variants(draw(st.sampled_from(names))) if names and draw(st.booleans()) else gen.names())
+    if module == 'monitor' and names and draw(st.integers(0, 3)) == 0:  # a rename by id (the monitors have ids 1, 2...)
+        return module, {'id': draw(st.integers(1, len(names))), 'name': name}
     if module == 'monitor':
         return module, draw(gen.monitors(name=name)) if draw(st.booleans()) else {'name': name, 'state': 'absent'}
     if module == 'monitors':
         state = draw(st.sampled_from(['merged', 'replaced', 'overridden', 'deleted']))
         config = [draw(gen.monitors(name=name, full=state != 'deleted'))]
-        return module, {'state': state, 'config': [{'name': name}] if state == 'deleted' else config}
+        if state == 'deleted':
+            return module, {'state': state, 'config': [{'name': name}]}
+        return module, dict({'state': state, 'config': config}, **draw(st.sampled_from([{}, {'unresolved_masks': 'leave_out'}])))
     if module == 'incident':
         args = {'monitor': name, 'state': draw(st.sampled_from(['present', 'acknowledged', 'resolved']))}
         args.update({key: draw(values) for key, values in INCIDENT_OPTIONS.items()})
@@ -46,7 +52,7 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
 
 
 EXPLAINED = ('no monitor is named', 'has no incident', 'differs only in case', 'the service refused', 'has already been taken',
-             'to keep', 'masked')
+             'to keep', 'masked', 'cannot be renamed')
 PLAIN = {'zone': None, 'ignore_case': False, 'clock': 0}
 MODES = st.fixed_dictionaries({'zone': st.sampled_from(gen.ZONES), 'ignore_case': st.booleans(),
                                'clock': st.sampled_from([0, 0, -5, -40, 30])})
@@ -89,13 +95,15 @@ def test_idempotence(emulator, connection, mode, monitors, data):
 
 @budget(100)
 @given(mode=MODES, monitors=START, opened=st.booleans(), data=st.data())
-@example(mode=dict(PLAIN, clock=-5), monitors=[API], opened=False, data=None).via('issue 35 item 12')
+@example(mode=dict(PLAIN, clock=-5), monitors=[API], opened=False,
+         data=('incident', {'monitor': 'api', 'cause': 'down'})).via('issue 35 item 12')
+@example(mode=PLAIN, monitors=[API, SLACK], opened=False,
+         data=('monitor', {'id': 2, 'name': 'api'})).via('issue 44 item 6: a rename to a name another monitor has')
 def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data):
     """From any starting state, check mode sends no write; its changed, failure and diff are those of the real run
     (a write the service refuses aside)."""
     start(emulator, mode, monitors, monitors[:1] if opened else ())
-    module, args = ('incident', {'monitor': 'api', 'cause': 'down'}) if data is None \
-        else data.draw(tasks([args['name'] for args in monitors]), label='task')
+    module, args = data if isinstance(data, tuple) else data.draw(tasks([args['name'] for args in monitors]), label='task')
     check = run(connection, module, args, check_mode=True)
     sent = writes(emulator)
     real = run(connection, module, args)
@@ -104,8 +112,8 @@ def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data)
     # What check mode cannot know, since it writes nothing: that the service refuses the write (a name its database
     # holds in another case). The real run then fails naming the refusal.
     assume(not (real.failed and not check.failed and 'the service refused' in real.msg))
-    holds((check.changed, check.failed) == (real.changed, real.failed), 'check mode predicts changed', mode=mode, task=args,
-          check=check.result, real=real.result)
+    holds((check.changed, check.failed, check.get('left_out')) == (real.changed, real.failed, real.get('left_out')),
+          'check mode predicts changed and what is left out', mode=mode, task=args, check=check.result, real=real.result)
     chosen = ('started_at', 'acknowledged_at', 'ended_at', 'id', 'monitor_id', 'status') if module == 'incident' else ('id', 'status')
     holds(quiet(check.get('diff'), *chosen) == quiet(real.get('diff'), *chosen), 'check mode predicts the diff', mode=mode,
           task=args, check=check.get('diff'), real=real.get('diff'))
@@ -130,26 +138,56 @@ def made_aside(records):
                     for key, value in record.items() if key not in MADE} for record in records), key=lambda item: item['name'])
 
 
+def unmasked_parts(records, reveal):
+    """What a copy of ``records`` (stored monitors) read (``reveal``: with their secrets) holds when what shows masked is
+    left out, and what is left out ((name, option, key) as left_out tells it): a masked item alone, a password with its
+    user name, a monitor whose url shows masked whole."""
+    def shown(option, value):
+        return value if reveal else MONITOR.by_name[option].mask(value)
+    kept, told = [], []
+    for record in records:
+        if MONITOR.by_name['url'].holds_mask(shown('url', record['url'])):
+            told.append((record['name'], None, None))
+            continue
+        copy = dict(record)
+        for option in ('request_headers', 'alerts'):
+            items = record.get(option) or []
+            masked = [MONITOR.by_name[option].is_masked_item(shown(option, [item])[0]) for item in items]
+            copy[option] = [item for item, hidden in zip(items, masked) if not hidden]
+            told += [(record['name'], option, item['key']) for item, hidden in zip(items, masked) if hidden]
+        if MONITOR.by_name['request_auth_password'].holds_mask(shown('request_auth_password', record.get('request_auth_password'))):
+            copy.update(request_auth_username=None, request_auth_password=None)
+            told += [(record['name'], option, None) for option in ('request_auth_username', 'request_auth_password')]
+        kept.append(copy)
+    return kept, sorted(told, key=str)
+
+
 @budget(80)
 @given(mode=MODES.map(lambda mode: dict(mode, clock=0)), monitors=START.filter(bool), source=st.sampled_from(['export', 'gathered', 'shown']),
-       target=st.sampled_from(['monitor', 'merged', 'replaced', 'overridden', 'copy']), shuffle=st.booleans(), reveal=st.booleans())
-@example(mode=PLAIN, monitors=[SLACK], source='shown', target='monitor',
-         shuffle=False, reveal=False).via('issue 35 item 2: a masked webhook and password applied back')
-@example(mode=PLAIN, monitors=[SLACK, API], source='gathered', target='overridden',
-         shuffle=False, reveal=False).via('issue 35 item 3: gathered then overridden keeps every alert')
-@example(mode=PLAIN, monitors=[SLACK], source='export', target='copy',
-         shuffle=True, reveal=False).via('issue 35 item 4: an export keeps alerts (masked: refused whole in another account)')
-@example(mode=PLAIN, monitors=[SLACK], source='export', target='copy',
-         shuffle=False, reveal=True).via('issue 35 item 4: an export with reveal_secrets copies an account')
+       target=st.sampled_from(['monitor', 'merged', 'replaced', 'overridden', 'copy']), shuffle=st.booleans(), reveal=st.booleans(),
+       leave_out=st.booleans())
+@example(mode=PLAIN, monitors=[SLACK], source='shown', target='monitor', shuffle=False, reveal=False,
+         leave_out=False).via('issue 35 item 2: a masked webhook and password applied back')
+@example(mode=PLAIN, monitors=[SLACK, API], source='gathered', target='overridden', shuffle=False, reveal=False,
+         leave_out=False).via('issue 35 item 3: gathered then overridden keeps every alert')
+@example(mode=PLAIN, monitors=[SLACK], source='export', target='copy', shuffle=True, reveal=False,
+         leave_out=False).via('issue 35 item 4: an export keeps alerts (masked: refused whole in another account)')
+@example(mode=PLAIN, monitors=[SLACK], source='export', target='copy', shuffle=False, reveal=True,
+         leave_out=False).via('issue 35 item 4: an export with reveal_secrets copies an account')
 @example(mode=dict(PLAIN, zone='Europe/Berlin'), monitors=[dict(API, domain_alert_days=90), dict(SLACK, domain_alert_days=180)],
-         source='gathered', target='replaced',
-         shuffle=False, reveal=False).via('issue 35 item 6: domain_alert_days 90 and 180')
+         source='gathered', target='replaced', shuffle=False, reveal=False,
+         leave_out=False).via('issue 35 item 6: domain_alert_days 90 and 180')
 @example(mode=PLAIN, monitors=[dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y')], source='export',
-         target='monitor', shuffle=False, reveal=False).via('issue 35 item 10: a masked URL applies back')
-def test_round_trip(emulator, connection, mode, monitors, source, target, shuffle, reveal):
+         target='monitor', shuffle=False, reveal=False, leave_out=False).via('issue 35 item 10: a masked URL applies back')
+@example(mode=PLAIN, monitors=[SLACK, dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/')], source='export',
+         target='copy', shuffle=False, reveal=False, leave_out=True).via('issue 44 item 1: a copy leaves out the masked parts alone')
+@example(mode=PLAIN, monitors=[SLACK], source='gathered', target='overridden', shuffle=False, reveal=False,
+         leave_out=True).via('issue 44 item 1: a restore keeps every masked secret')
+def test_round_trip(emulator, connection, mode, monitors, source, target, shuffle, reveal, leave_out):
     """What a read shows (monitor_info export or its list, monitors gathered) applied back (merged, replaced, overridden or
     each through monitor) changes nothing and loses nothing stored, secrets included: the default reads are masked. Applied
-    to an empty account (copy) it recreates every monitor whole, or, masked, fails before any write."""
+    to an empty account (copy) it recreates every monitor whole, or, masked, fails before any write; with
+    unresolved_masks=leave_out it copies all that is not masked and leaves out, and names, exactly what is."""
     start(emulator, mode, monitors)
     before = stored(emulator)
     reveal = reveal and source != 'shown'
@@ -161,13 +199,19 @@ def test_round_trip(emulator, connection, mode, monitors, source, target, shuffl
                          for entry in read['monitors' if source == 'shown' else source]], shuffle)
     if target == 'copy':
         start(emulator, mode, [])
+    masks = {'unresolved_masks': 'leave_out'} if leave_out else {}
     runs = [run(connection, 'monitor', entry) for entry in entries] if target == 'monitor' \
-        else [run(connection, 'monitors', {'state': 'merged' if target == 'copy' else target, 'config': entries})]
+        else [run(connection, 'monitors', dict(masks, state='merged' if target == 'copy' else target, config=entries))]
     sent, after = writes(emulator), stored(emulator)
     shown = dict(mode=mode, entries=entries, sent=sent, results=[each.result for each in runs])
+    told = sorted(((entry['name'], entry['option'], entry['key']) for entry in runs[0].get('left_out') or []), key=str)
     if target != 'copy':
-        holds(not any(each.failed or each.changed for each in runs) and not sent and after == before,
+        holds(not any(each.failed or each.changed for each in runs) and not sent and after == before and not told,
               'round trip (%s applied with %s)' % (source, target), **shown)
+    elif leave_out:
+        kept, masked = unmasked_parts(before['monitors'], reveal)
+        holds(not runs[0].failed and made_aside(after['monitors']) == made_aside(kept), 'a copy holds all that is not masked', **shown)
+        holds(told == masked, 'a copy names exactly what it left out', told=told, masked=masked, **shown)
     elif read.get('export_masked') or read.get('gathered_masked'):
         holds(runs[0].failed and not sent, 'a masked export in another account fails before any write', **shown)
     else:

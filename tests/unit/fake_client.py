@@ -77,6 +77,9 @@ class FakeService(Emulator):
         if fault and fault['kind'] == 'delay':
             entry.update(fault='delay', fault_when='before')
             return DROPPED
+        if fault and fault['kind'] == 'check':
+            self.state.checker_acts(fault, entry)
+            fault = None
         response = None
         if not fault or fault['when'] == 'after':
             try:
@@ -86,6 +89,8 @@ class FakeService(Emulator):
             entry['app_status'] = response.status
         if fault:
             entry.update(fault=fault['kind'], fault_when=fault['when'])
+            if fault['kind'] == 'meanwhile':
+                self.state.another_client_acts(fault, entry['api_key'])
             response = _fault_response(fault, response)
             if response is None:
                 return DROPPED
@@ -123,6 +128,8 @@ def _fault_response(fault, response):
     kind, status = fault['kind'], fault.get('status')
     if kind in ('drop', 'truncated'):
         return None
+    if kind == 'meanwhile':
+        return response
     headers = [('Retry-After', str(fault['retry_after']))] if fault['retry_after'] is not None else []
     if kind in ('badjson',) and response is not None and not fault['explicit_status']:
         status = response.status
@@ -154,7 +161,7 @@ class FakeClient(_client.UptimeClient):
         self._unreachable_since = None
         self.rate_limit.observe(answer.headers)
         body = self._read_response(answer, answer.content, method, display_path)
-        self.service_date = _client._http_date(answer.headers.get('Date')) or self.service_date  # pylint: disable=protected-access
+        self._observe_date(answer.headers)
         return body
 
 
@@ -196,6 +203,14 @@ def add_monitor(service, name='shop', url=None, api_key=None, **fields):
     answer = service.api('POST', '/api/v1/monitors', api_key=api_key, data=form)
     assert answer.status in (200, 201), answer.text
     return int(answer.json['data']['id'])
+
+
+def shifting_account(service, deleted_after_page_1):
+    """101 monitors whose names hold ``seed-0`` (the oldest so named, id 1; then ``seed-00001``... ids 2 to 101): two pages;
+    another job deletes a monitor once page 1 is read."""
+    add_monitor(service, 'seed-0')
+    service.seed(100)
+    service.fault('meanwhile', method='GET', path='/api/v1/monitors', delete=[deleted_after_page_1])
 
 
 def open_incident(service, monitor_id, started_at=None, api_key=None, **fields):

@@ -110,6 +110,15 @@ def test_pause_uses_php_truthiness(service, value, status):
     assert 'pause' not in record
 
 
+def test_deleting_an_ongoing_incident_puts_its_monitor_back_to_pending_a_paused_one_too(service):
+    monitors = [add_monitor(service, name) for name in ('shop', 'paused')]
+    incidents = [open_incident(service, monitor_id) for monitor_id in monitors]
+    service.api('PUT', '/api/v1/monitors/%d' % monitors[1], data={'pause': 1})
+    for incident_id in incidents:
+        assert service.api('DELETE', '/api/v1/incidents/%d' % incident_id).status == 200
+    assert [service.api('GET', '/api/v1/monitors/%d' % each).json['data']['status'] for each in monitors] == ['pending'] * 2
+
+
 def test_fault_path_covers_the_record_and_below_not_a_longer_id(service):
     first = create_monitor(service)
     for dummy in range(9):

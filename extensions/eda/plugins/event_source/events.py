@@ -136,7 +136,8 @@ options:
         page), those within O(lookback) of the poll that finds them, and none is sent twice.
       - Without it, a restarted source starts with a new baseline (or with O(emit_existing)).
       - "The file names the account it was written for (a one-way fingerprint of O(api_url) and O(api_key), never the
-        key). A file of another account, of another O(api_url) or of an older version of this source is ignored
+        key). A file of another account, of another O(api_url) or of an older version of this source, and one that
+        cannot be read or does not hold what this version writes (cut short, damaged, edited by hand), is ignored
         with a warning: the source starts with a new baseline and overwrites it."
     type: path
   emit_existing:
@@ -245,7 +246,6 @@ VANISHED_READS_PER_POLL = 20
 # 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
 # 5: the records kept hold a URL's token user-info and its sig, pwd and sas values masked (an older file holds them plain).
 STATE_VERSION = 5
-STATE_KEYS = ('sweep', 'baselined', 'baseline_at', 'polled_at', 'monitors', 'incidents')
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
@@ -604,20 +604,19 @@ class Tracker:
                 'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
 
     def state_problem(self, state):
-        """Why ``state`` is not what this tracker knew (another account, service or version); None when it is."""
+        """Why ``state`` is not what this tracker knew (another account, service or version, or a shape this version
+        does not write); None when it is."""
         if not isinstance(state, dict) or state.get('version') != STATE_VERSION:
             return 'it was written by another version of this source'
         if state.get('api_url') != self.base_url:
             return 'it was written for another api_url'
         if state.get('account') != self.account:
             return 'it was written for another account (another api_key)'
-        if any(key not in state for key in STATE_KEYS) or not isinstance(state['sweep'], dict) \
-                or any(key not in state['sweep'] for key in self.sweep):
-            return 'a part of it is missing'
-        return None
+        problem = _shape_problem(state, STATE_SHAPE, '')
+        return None if problem is None else 'it is damaged or was edited: %s' % problem
 
     def load_state(self, state):
-        """Take over what an earlier run knew; False (and nothing taken) when it is not a state of this account."""
+        """Take over what an earlier run knew; False (and nothing taken) when it is not a state of this account and version."""
         if self.state_problem(state) is not None:
             return False
         self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
@@ -636,6 +635,54 @@ def earlier(stamp, seconds):
     except (TypeError, ValueError):
         return stamp
     return (moment - datetime.timedelta(seconds=seconds)).strftime(UTC_FORMAT)
+
+
+def _whole(least, null=False):
+    return (lambda value: (null and value is None) or isinstance(value, int) and not isinstance(value, bool) and value >= least,
+            '%sa whole number of %d or more' % ('null or ' if null else '', least))
+
+
+_TEXT_OR_NULL = (lambda value: value is None or isinstance(value, str), 'text or null')
+# What a state file of this version holds: a file of the version but of another shape (damaged, or edited by hand)
+# would stop the source or fail every poll, so it is refused like a file of another version. A list may be null (not
+# polled yet); ``?`` marks a key an entry may lack; the check under '' is one of the whole entry.
+STATE_SHAPE = {
+    'sweep': {'page': _whole(1), 'number': _whole(0),
+              'pages': _whole(1, null=True)},
+    'baselined': (lambda value: isinstance(value, bool), 'true or false'),
+    'baseline_at': _TEXT_OR_NULL, 'polled_at': _TEXT_OR_NULL,
+    'monitors': [{'id': _whole(0), 'status': (lambda value: isinstance(value, str), 'text'),
+                  'started_at': _TEXT_OR_NULL, 'maintenance': _TEXT_OR_NULL, 'sweep': _whole(0), 'read_at?': _TEXT_OR_NULL}],
+    'incidents': [{'id': _whole(0), 'started_at': _TEXT_OR_NULL, 'acknowledged_at': _TEXT_OR_NULL,
+                   'ended_at': _TEXT_OR_NULL,
+                   'status': (lambda value: value in ONGOING + ('resolved',), 'a status of an incident'),
+                   'record': {'id': _whole(0), 'monitor_id': _whole(0, null=True), 'monitor_name': _TEXT_OR_NULL,
+                              'monitor': (lambda value: value is None or isinstance(value, dict), 'an object or null')},
+                   '': (lambda entry: entry['status'] != 'resolved' or entry['ended_at'] is not None, 'resolved with an end')}],
+}
+
+
+def _shape_problem(value, shape, where):
+    """Where ``value`` departs from ``shape`` (see STATE_SHAPE), naming the place and never the value; None when not."""
+    if isinstance(shape, tuple):
+        return None if shape[0](value) else '%s is not %s' % (where, shape[1])
+    if isinstance(shape, list):
+        if value is not None and not isinstance(value, list):
+            return '%s is not a list' % where
+        problems = (_shape_problem(item, shape[0], '%s[%d]' % (where, index)) for index, item in enumerate(value or ()))
+        return next((problem for problem in problems if problem), None)
+    if not isinstance(value, dict):
+        return '%s is not an object' % where
+    for key, part in shape.items():
+        name = key.rstrip('?')
+        if name and name not in value:
+            if key.endswith('?'):
+                continue
+            return '%s has no %s' % (where or 'it', name)
+        problem = _shape_problem(value[name] if name else value, part, '%s.%s' % (where, name) if where and name else where or name)
+        if problem:
+            return problem
+    return None
 
 
 def _by_id(items):
@@ -836,7 +883,7 @@ def load_state(tracker, path):
         return False
     problem = tracker.state_problem(state)
     if problem is not None:
-        LOGGER.warning('state_file %s is not a state of this account at %s: %s; starting with a new baseline',
+        LOGGER.warning('state_file %s cannot be used for %s: %s; starting with a new baseline',
                        path, tracker.base_url, problem)
         return False
     return tracker.load_state(state)

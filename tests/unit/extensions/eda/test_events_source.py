@@ -436,8 +436,6 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
 @pytest.mark.parametrize('url, account, change, words', [
     ('https://b.example', 'account-a', None, 'another api_url'), ('https://a.example', 'account-b', None, 'another account'),
     ('https://a.example', 'account-a', lambda state: dict(state, version=1), 'another version'),
-    ('https://a.example', 'account-a', lambda state: dict(state, sweep=None), 'a part of it is missing'),
-    ('https://a.example', 'account-a', lambda state: {key: state[key] for key in state if key != 'polled_at'}, 'a part of it is missing'),
     ('https://a.example', 'account-a', lambda state: '{"version": 2, "api_u', 'cannot be read'),
 ])
 def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog, url, account, change, words):

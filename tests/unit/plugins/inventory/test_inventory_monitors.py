@@ -21,7 +21,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._client import U
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name, to_utc_timestamp
 from emulator.control import OTHER_KEY, PRIMARY_KEY
-from fake_client import add_monitor, open_incident, stamp
+from fake_client import add_monitor, open_incident, shifting_account, stamp
 
 try:
     from ansible.template import trust_as_template as trusted
@@ -327,7 +327,7 @@ def test_filters_reach_the_request_and_templated_connection_options_are_rendered
                                   api_key=trusted("{{ 'test-key-' ~ 'primary' }}")))
     assert sorted(inventory.hosts) == ['api.example.com']
     assert [entry['query'] for entry in emulator.log()] == [
-        'search=example&status_page_id=7&search_by=url&sort_by=id&sort=asc&per_page=100']
+        'search=example&status_page_id=7&search_by=url&sort_by=id&sort=desc&per_page=100']
 
 
 # The plugin's own options, and the connection's required ones (test_connection checks the others).
@@ -379,8 +379,14 @@ def test_every_monitor_page_is_read_once(emulator):
     emulator.clear_log()
     inventory = parse(make_plugin(emulator))
     assert [(entry['path'], entry['query']) for entry in emulator.log()] == [
-        ('/api/v1/monitors', 'sort_by=id&sort=asc&per_page=100'), ('/api/v1/monitors', 'sort_by=id&sort=asc&per_page=100&page=2'),
+        ('/api/v1/monitors', 'sort_by=id&sort=desc&per_page=100'), ('/api/v1/monitors', 'sort_by=id&sort=desc&per_page=100&page=2'),
         ('/api/v1/incidents', 'sort_by=ended_at&sort=desc&per_page=100')]
     assert len(inventory.hosts) == 50
     assert sum(len(host_vars(inventory, host)['uptime_monitors']) for host in inventory.hosts) == 105
     assert groups_of(inventory)['uptime_offline'] == ['host0.example.com', 'host30.example.com', 'host40.example.com']
+
+
+def test_a_monitor_deleted_by_another_job_while_page_1_is_read_hides_no_other(emulator):
+    """Issue 44, item 7: read oldest first, the inventory listed the deleted monitor and left out the 101st."""
+    shifting_account(emulator, deleted_after_page_1=1)
+    assert sorted(parse(make_plugin(emulator, host_names='monitor_name')).hosts) == ['seed-%05d' % number for number in range(1, 101)]

@@ -113,6 +113,26 @@ def test_replaced_sets_left_out_options_back_to_their_defaults():
     assert all(actions[0].after[key] == RESET_VALUES[key] for key in actions[0].changed_keys)
 
 
+HOOK = 'https://hooks.slack.com/services/T%d'
+MASKED_HOOK = {'key': 'slack', 'value': 'https://hooks.slack.com/' + MASK}
+
+
+@pytest.mark.parametrize('stored, given, kept, left_out', [
+    (2, 1, 2, 0),  # another webhook added since the export: neither stored one is lost
+    (1, 2, 1, 1),  # one removed since: the stored one is kept, the masked one beyond it is left out
+    (0, 1, 0, 1),  # another account: left out, its plain neighbour kept
+])
+def test_left_out_masked_items_keep_every_stored_one_they_may_stand_for(stored, given, kept, left_out):
+    hooks = [{'key': 'slack', 'value': HOOK % index} for index in range(stored)]
+    email = {'key': 'email', 'value': 'ops@example.org'}
+    told = []
+    actions = plan('replaced', [web('shop', alerts=[email] + [MASKED_HOOK] * given)],
+                   [record(1, 'shop', alerts=[email] + hooks)], left_out=told)
+    assert sorted(item['value'] for item in actions[0].after['alerts'] if item['key'] == 'slack') == [HOOK % i for i in range(kept)]
+    assert email in actions[0].after['alerts']
+    assert told == [{'name': 'shop', 'option': 'alerts', 'key': 'slack'}] * left_out
+
+
 @pytest.mark.parametrize('state, config, records, expected', [
     # As the service stores a monitor created without them: 0 and null both mean "no alert".
     ('overridden', [web('shop')], [record(1, 'shop', ssl_alert_days=0, domain_alert_days='0', cache_buster=None)],

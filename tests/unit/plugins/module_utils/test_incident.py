@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import datetime
 import re
+import time
 from urllib.parse import parse_qs
 
 import pytest
 
-from fake_client import add_monitor, open_incident
+from fake_client import add_monitor, open_incident, stamp
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
@@ -21,7 +22,6 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._incident import
     INCIDENT,
     INCIDENTS,
     IncidentLookup,
-    IncidentResource,
     duration,
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError, to_utc_timestamp
@@ -124,10 +124,10 @@ def monitor_id(service):
     return add_monitor(service, request_auth_username='robot', request_auth_password='plain-secret')
 
 
-def run(service, client, check_mode=False, account_timezone='UTC', **values):
+def run(service, client, check_mode=False, account_timezone='UTC', now=None, **values):
     """Run one task (by default with the account's zone given); returns (result, requests made, writes made)."""
     service.clear_log()
-    result = ensure_task(INCIDENTS, client, params(**values), check_mode, IDENTITY,
+    result = ensure_task(INCIDENTS, client, params(**values), check_mode, IDENTITY, now=now,
                          zone=account_zone(client, account_timezone))
     log = service.log()
     return result, log, [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
@@ -152,8 +152,9 @@ def test_create_by_monitor_name_or_id(service, client, monitor_id):
     other = add_monitor(service, 'api')
     created, log, writes = run(service, client, monitor_id=other, started_at=T10)
     assert created['changed'] and created['incident']['monitor_name'] == 'api'
+    # No incident of the monitor tells that it exists: it is read once.
     assert [(entry['method'], entry['path']) for entry in log] == [
-        ('GET', '/api/v1/incidents'), ('POST', '/api/v1/incidents'),
+        ('GET', '/api/v1/incidents'), ('GET', '/api/v1/monitors/%d' % other), ('POST', '/api/v1/incidents'),
         ('GET', '/api/v1/incidents/%d' % created['incident']['id'])]
 
 
@@ -209,8 +210,12 @@ def test_without_an_ongoing_incident_present_opens_one_started_now(service, clie
 
 def test_a_monitor_without_incidents_gets_one_started_now(service, client, monitor_id):
     nothing, log, writes = run(service, client, monitor_id=monitor_id, state='resolved')
-    assert not nothing['changed'] and nothing['incident'] == {} and len(log) == 1 and not writes
-    assert nothing['msg'] == 'monitor id %d has no incident: nothing to resolve' % monitor_id
+    # No incident tells that the monitor exists: it is read once, and named.
+    assert (nothing['changed'], nothing['incident'], len(log), writes) == (False, {}, 2, []), nothing
+    assert nothing['msg'] == "monitor 'shop' has no incident: nothing to resolve"
+    # An id of no monitor (or of another account's) is no monitor without an incident.
+    for state in ('acknowledged', 'resolved', 'present'):
+        refused(service, client, 'monitor_id', 'no monitor has the id 999', monitor_id=999, state=state)
     # With a comment to record, it fails instead of dropping it.
     refused(service, client, 'comment', "monitor 'shop' has no incident: nothing to acknowledge, so comment would not "
             "be recorded", monitor='shop', state='acknowledged', comment='on it')
@@ -276,18 +281,68 @@ def test_what_the_stored_incident_rules_out_is_refused_before_any_write(
     refused(service, client, field, fragment, **values)
 
 
-def test_an_unknown_id_and_a_refusal_the_pre_check_missed_come_back_readable(service, client, monitor_id, monkeypatch):
+def test_an_unknown_id_is_refused_before_any_write(service, client, monitor_id):
     with pytest.raises(UptimeApiError) as caught:
         run(service, client, id=999, monitor_id=monitor_id, cause='x')
     assert caught.value.status == 404 and 'chosen id' in str(caught.value) and not service.writes()
-    # As if another client opened an incident between the lookup and the POST.
-    open_incident(service, monitor_id, T10)
-    monkeypatch.setattr(IncidentResource, '_check_can_open', staticmethod(lambda *args: None))
-    with pytest.raises(UptimeApiError) as caught:
-        run(service, client, monitor_id=monitor_id, started_at='2026-01-02T10:00:00')
-    assert caught.value.status == 422
-    assert 'monitor_id: The monitor already has an ongoing incident.' in str(caught.value)
-    assert [entry['method'] for entry in service.log()] == ['GET', 'POST', 'GET']
+
+
+@pytest.mark.parametrize('task, changed', [
+    (dict(cause='HTTP 500'), False),  # what the checker recorded: a re-run would change nothing
+    (dict(cause='db', comment='on it', comment_mode='append'), True),
+])
+def test_the_incident_the_checker_opens_while_the_task_looks_is_the_one_it_addresses(
+        service, client, monitor_id, task, changed):
+    """The checker opens an incident between the lookup that found none and the POST: the task applies its values to
+    it, as a re-run would."""
+    service.fault('check', method='POST', path='/api/v1/incidents', check={'monitor_id': monitor_id, 'status': 'offline'})
+    result, log, writes = run(service, client, monitor='shop', **task)
+    stored = service.api('GET', '/api/v1/incidents/1').json['data']
+    assert (result['changed'], result['incident']['id'], stored['cause'], stored['comment']) == (
+        changed, 1, task['cause'], task.get('comment')), result
+    assert result['msg'].startswith('incident 1 was created meanwhile, after this task looked for it'), result['msg']
+    assert [write['method'] for write in writes] == ['POST'] + ['PUT'] * changed
+
+
+def test_a_task_with_its_own_start_names_the_incident_the_checker_opened_meanwhile(service, client, monitor_id):
+    service.fault('check', method='POST', path='/api/v1/incidents', check={'monitor_id': monitor_id, 'status': 'offline'})
+    with pytest.raises(ValidationError) as caught:
+        run(service, client, monitor='shop', started_at=T10, cause='db')
+    message = str(caught.value)
+    assert caught.value.field == 'started_at', message
+    assert "monitor 'shop' already has an ongoing incident (id 1, " in message
+    assert 'opened after this task looked): resolve it first' in message, message
+    assert [write['app_status'] for write in service.writes()] == [422]
+
+
+@pytest.mark.parametrize('stamp, comment', [('ended_at', None), ('ended_at', 'fixed'), ('acknowledged_at', 'on it')])
+def test_a_time_another_actor_set_meanwhile_is_kept_and_the_state_asked_holds(service, client, monitor_id, monkeypatch,
+                                                                              stamp, comment):
+    """Between the lookup and the PUT, the checker ends the incident (or another job acknowledges it): the service
+    keeps that time, set once; the task succeeds, changed by what its write changed, without a time zone to blame."""
+    incident_id = open_incident(service, monitor_id, T10)
+    if stamp == 'ended_at':
+        service.fault('check', method='PUT', check={'monitor_id': monitor_id, 'status': 'online'})
+    else:
+        store = service.state.store
+        update = store.update_incident
+
+        def acknowledged_first(account_id, record_id, data):
+            monkeypatch.setattr(store, 'update_incident', update)
+            update(account_id, record_id, {'acknowledged_at': T11})
+            return update(account_id, record_id, data)
+        monkeypatch.setattr(store, 'update_incident', acknowledged_first)
+    # The task's clock a minute behind the service's: the time it sends differs from the one set meanwhile.
+    behind = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0) - datetime.timedelta(minutes=1)
+    state = 'resolved' if stamp == 'ended_at' else 'acknowledged'
+    result, dummy, dummy = run(service, client, now=behind, monitor='shop', state=state, comment=comment)
+    stored = service.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']
+    assert (result['changed'], result['incident']['status'], stored['status'], stored['comment']) == (
+        comment is not None, state, state, comment), result
+    assert result['incident'][stamp] == to_utc_timestamp(stored[stamp]) != behind.strftime('%Y-%m-%dT%H:%M:%SZ')
+    assert result['msg'].startswith('%s of incident %d was set meanwhile, to %s' % (stamp, incident_id, result['incident'][stamp]))
+    assert 'zone' not in result['msg'], result['msg']
+    assert (result['diff']['before'][stamp], result['diff']['before']['comment']) == (result['incident'][stamp], None), result
 
 
 def test_absent_by_each_identity(service, client, monitor_id):
@@ -304,6 +359,20 @@ def test_absent_by_each_identity(service, client, monitor_id):
     assert not again['changed'] and again['incident'] == {} and len(log) == 1
     unknown, log, writes = run(service, client, monitor='nope', state='absent')
     assert not unknown['changed'] and not writes
+
+
+@pytest.mark.parametrize('check_mode', [True, False])
+def test_deleting_the_ongoing_incident_of_a_paused_monitor_keeps_the_pause(service, client, monitor_id, check_mode):
+    """The service resumes a monitor whose ongoing incident is deleted: the task pauses it again, and says so."""
+    open_incident(service, monitor_id, T10)
+    service.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': 1})
+    result, dummy, writes = run(service, client, check_mode, monitor='shop', state='absent')
+    told = ("monitor 'shop' (id %d) is paused, and deleting its ongoing incident resumes it on the service: the task "
+            "pauses it again" % monitor_id)
+    assert (result['changed'], result['msg'], result['diff']['after_header']) == (True, told, told), result
+    assert [(write['method'], write['path'], write['form']) for write in writes] == ([] if check_mode else [
+        ('DELETE', '/api/v1/incidents/1', {}), ('PUT', '/api/v1/monitors/%d' % monitor_id, {'pause': '1'})])
+    assert service.api('GET', '/api/v1/monitors/%d' % monitor_id).json['data']['status'] == 'paused'
 
 
 def test_stringly_answers_the_monitor_name_by_id_and_an_equal_end_in_another_zone_compare_equal(service, client, monitor_id):
@@ -362,21 +431,34 @@ class OneIncident:
 
 
 @pytest.mark.parametrize('check_mode', [True, False])
-@pytest.mark.parametrize('started_at, now, fragments', [
-    # An incident that began at the second 01:10 in New York (06:10 UTC; the checker stores UTC itself).
-    ('2025-11-02T06:10:00Z', datetime.datetime(2025, 11, 2, 6, 30), (
-        'ended_at: now falls in the hour repeated', 'latest time it can be sent, 2025-11-02T05:59:59Z, does not fit: '
-        'must be after started_at', 'run the task again from 2025-11-02T07:00:00Z, when the repeated hour is over')),
-    # Outside the repeated hour, it is told as it is.
-    ('2026-01-05T10:00:00Z', datetime.datetime(2026, 1, 5, 10, 0), (
-        'ended_at: must be after started_at (2026-01-05T10:00:00Z), got 2026-01-05T10:00:00Z',)),
-])
-def test_now_that_cannot_fit_the_incident_is_refused_saying_when_it_can(check_mode, started_at, now, fragments):
-    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': started_at,
+def test_now_that_cannot_fit_the_incident_is_refused_saying_when_it_can(check_mode):
+    """An incident that began at the second 01:10 in New York (06:10 UTC; the checker stores UTC itself)."""
+    client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': '2025-11-02T06:10:00Z',
                           'acknowledged_at': None, 'ended_at': None, 'cause': None, 'comment': None})
     with pytest.raises(ValidationError) as caught:
-        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), check_mode, IDENTITY, now=now,
-                    zone=account_zone(client, 'America/New_York'))
+        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), check_mode, IDENTITY,
+                    now=datetime.datetime(2025, 11, 2, 6, 30), zone=account_zone(client, 'America/New_York'))
     message = str(caught.value)
-    assert caught.value.field == 'ended_at' and message.startswith(fragments[0]) and message.endswith(fragments[-1]), message
-    assert all(fragment in message for fragment in fragments), message
+    assert caught.value.field == 'ended_at', message
+    assert message.startswith('ended_at: now falls in the hour repeated'), message
+    assert 'latest time it can be sent, 2025-11-02T05:59:59Z, does not fit: must be after started_at' in message
+    assert message.endswith('run the task again from 2025-11-02T07:00:00Z, when the repeated hour is over'), message
+
+
+def test_now_in_the_second_the_incident_began_waits_for_the_service_clock_to_pass_it(service, monitor_id):
+    """Resolved now in the second it was opened (a second ahead of the service's clock here): the task waits until the
+    service's clock passes the start, a second or two, and ends it then; check mode tells the now it would take."""
+    client = service.client(sleep=time.sleep)
+    service.clock(1)
+    incident_id = open_incident(service, monitor_id, stamp(-1))
+    service.clock(0)
+    started = to_utc_timestamp(service.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']['started_at'])
+    waits = 'the task %s for it to pass started_at, %s, which ended_at must follow'
+    predicted, dummy, writes = run(service, client, True, monitor='shop', state='resolved')
+    assert (predicted['changed'], writes) == (True, []), predicted
+    assert predicted['incident']['ended_at'] > started, predicted
+    assert predicted['msg'].endswith(waits % ('would wait', started)), predicted['msg']
+    resolved, dummy, writes = run(service, client, monitor='shop', state='resolved')
+    assert (resolved['changed'], resolved['incident']['status'], len(writes)) == (True, 'resolved', 1), resolved
+    assert resolved['incident']['ended_at'] > started, resolved
+    assert resolved['msg'].endswith(waits % ('waited', started)), resolved

@@ -170,9 +170,14 @@ class FakePages:
         self.pages = pages
         self.queries = []
 
-    def iter_pages(self, path, params):
+    def list(self, path, params, until):
         self.queries.append((path, dict(params)))
-        return iter(self.pages)
+        read = []
+        for page in self.pages:
+            read += page
+            if until(page):
+                break
+        return read
 
 
 @pytest.mark.parametrize('pages, name, found, search', [
@@ -186,4 +191,4 @@ class FakePages:
 def test_find_by_name_takes_the_exact_name_only(pages, name, found, search):
     client = FakePages(pages)
     assert (MONITORS.find_by_name(client, name) or {}).get('id') == found
-    assert client.queries == [('/api/v1/monitors', {'search': search, 'search_by': 'name', 'per_page': 100})]
+    assert client.queries == [('/api/v1/monitors', {'search': search, 'search_by': 'name', 'sort_by': 'id', 'sort': 'desc', 'per_page': 100})]

@@ -67,6 +67,14 @@ def test_a_changed_secret_inside_a_masked_part_shows_as_changed():
     assert shown_after == {'url': shown_before['url'] + ' (changed)', 'request_auth_password': MASK + ' (changed)'}
 
 
+def test_a_header_whose_name_changed_case_shows_the_name_change_not_a_changed_secret():
+    before = {'request_headers': [{'key': 'X-Api-Key', 'value': 'k3y-1'}, {'key': 'Cookie', 'value': 'c-1'}]}
+    after = {'request_headers': [{'key': 'x-api-key', 'value': 'k3y-1'}, {'key': 'Cookie', 'value': 'c-2'}]}
+    shown_before, shown_after = MONITOR.diff(before, after, ['request_headers'])
+    assert shown_before['request_headers'] == [{'key': 'X-Api-Key', 'value': MASK}, {'key': 'Cookie', 'value': MASK}]
+    assert shown_after['request_headers'] == [{'key': 'x-api-key', 'value': MASK}, {'key': 'Cookie', 'value': MASK + ' (changed)'}]
+
+
 @pytest.mark.parametrize('url', ['https://admin:Sup3r#S3cret@intranet.example.org/health',
                                  'https://admin:Sup3r?S3cret@intranet.example.org/health?token=S3cret2',
                                  'https://admin:Sup3rS3cret@[2001:db8::1]:8443/x?Session=S3cret2#top'])

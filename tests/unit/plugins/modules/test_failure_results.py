@@ -5,12 +5,13 @@
 
 from __future__ import annotations
 
+import datetime
 import socket
 
 import pytest
 from module_runner import run_module
 
-from ansible_collections.uptime.monitoring.plugins.modules import incident_info, monitor, monitor_info
+from ansible_collections.uptime.monitoring.plugins.modules import incident, incident_info, monitor, monitor_info
 
 
 def closed_port():
@@ -19,16 +20,20 @@ def closed_port():
         return probe.getsockname()[1]
 
 
-@pytest.mark.parametrize('args, keys', [
-    (dict(api_url='http://127.0.0.1:%d' % closed_port()), dict(method='GET', path='/api/v1/monitors')),  # no answer
-    (dict(api_key='wrong-key-1234567'), dict(status_code=401, method='GET', path='/api/v1/monitors')),  # no fields named
-    (dict(id=2, name='shop'), dict(status_code=422, method='PUT', path='/api/v1/monitors/2',
-                                   field_errors={'name': ['The name has already been taken.']})),
+# Two hours ago, sent as the local time of a zone 14 hours ahead of the account's (UTC): in the future to the service.
+AHEAD = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=2)).strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+@pytest.mark.parametrize('main, args, keys', [
+    (monitor_info.main, dict(api_url='http://127.0.0.1:%d' % closed_port()), dict(method='GET', path='/api/v1/monitors')),  # no answer
+    (monitor_info.main, dict(api_key='wrong-key-1234567'), dict(status_code=401, method='GET', path='/api/v1/monitors')),  # no fields named
+    (incident.main, dict(monitor='shop', started_at=AHEAD, account_timezone='Pacific/Kiritimati'), dict(
+        status_code=422, method='POST', path='/api/v1/incidents',
+        field_errors={'started_at': ['The started at must be a date before or equal to now.']})),
 ])
-def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connection, args, keys):
+def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connection, main, args, keys):
     for name in ('shop', 'blog'):
         run_module(monitor.main, dict(connection, name=name, url='https://%s.example.com' % name, interval=60))
-    main = monitor.main if 'name' in args else monitor_info.main
     result = run_module(main, dict(connection, retries=0, **args)).result
     assert result['failed'] and {key: result.get(key) for key in ('status_code', 'method', 'path', 'field_errors')} == dict(
         dict.fromkeys(('status_code', 'method', 'path', 'field_errors')), **keys), result

@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Wiring of the monitor and monitor_info modules: arguments in, one JSON result out."""
+"""Wiring of the monitor and monitor_info modules: arguments in, one JSON result out; what they read of a whole list."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import pytest
 from ansible.module_utils.common.parameters import PASS_VARS
 from module_runner import run_module
 from emulator.control import PRIMARY_KEY
-from fake_client import add_monitor
+from fake_client import add_monitor, shifting_account
 
 from ansible_collections.uptime.monitoring.plugins.module_utils import _engine, _module, _resource
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
-from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info
+from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitor_info, monitors
 
 
 # The arguments echoed in the result (invocation), as -vvv shows them: ansible-core 2.21 echoes them only when asked.
@@ -32,6 +32,9 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
     result = run_module(monitor_info.main, {}).result
     assert not result.get('failed') and result['monitors'] == []
+    # An empty value is unset, as for the inventory plugin and the event source (a survey left blank, say).
+    blank = run_module(monitor_info.main, {'api_url': '', 'api_key': ''}).result
+    assert blank.get('monitors') == [], blank
     # Trimmed, the key is another string: it is censored too, and masked in a failure's invocation.
     failed = run_module(monitor.main, dict(ECHOED, name='no-url', interval=60)).result
     assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
@@ -221,3 +224,21 @@ def test_docs_transport_quotes_the_failure_messages_as_the_modules_give_them(emu
     unapplied = run_module(monitor.main, dict(base, name='half', interval=300)).result
     assert unapplied['failed'] and not unapplied.get('changed')
     assert re.sub(r'/[0-9]+ failed', '/7 failed', unapplied['msg']) in doc, unapplied['msg']
+
+
+# Issue 44, item 7: the monitor on the edge of the pages (the 101st, oldest first or newest first) was on no page:
+# overridden left it in place, the name search of monitor missed it ("no change"), monitor_info did not list it.
+@pytest.mark.parametrize('module, args, deleted, target', [
+    (monitors, dict(state='overridden', config=[dict(name='seed-%05d' % number, url='https://seed-%05d.example.com' % number,
+                                                     interval=60) for number in range(1, 100)]), 1, 101),
+    (monitor, dict(name='seed-0', state='absent'), 101, 1),
+    (monitor_info, dict(search='seed-0'), 101, 1),
+])
+def test_a_monitor_deleted_by_another_job_while_page_1_is_read_hides_no_other(emulator, connection, module, args, deleted, target):
+    shifting_account(emulator, deleted)
+    result = run_module(module.main, dict(connection, **args)).result
+    if module is monitor_info:
+        assert [view['id'] for view in result['monitors']] == list(range(100, 0, -1)), result
+    else:
+        assert result['changed'] is True, result
+        assert emulator.api('GET', '/api/v1/monitors/%d' % target).status == 404, result
