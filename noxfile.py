@@ -133,7 +133,7 @@ def reliability(session):
 
 pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)')
 pytest_session('laws', ['-n', '2', 'tests/laws'], 'The promises as laws over generated input (Hypothesis) against the emulator: '
-               'CI=true runs the derandomized ci profile, HYPOTHESIS_PROFILE=deep a deeper run by hand')
+               'the same examples every run (the ci profile); HYPOTHESIS_PROFILE=dev new ones, deep 1000 a law')
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]])
