@@ -215,6 +215,14 @@ def publish(session):
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]], default=False)
+def mutants(session):
+    """The mutation check: each defect of tests/mutants put into a copy must make the laws of its promise fail
+    (`-- NAME...` for some of them); not in the default run, see CONTRIBUTING.md."""
+    session.install(*DEV)
+    session.run('python', 'tests/mutants/run.py', *session.posargs)
+
+
+@nox.session(python=PYTHONS[LINES[OLDEST]], default=False)
 def demo(session):
     """The main job: playbooks/demo.yml against the emulator, with the collection built and installed (scripts/demo.sh)."""
     # Run outside nox (scripts/demo.sh), without the prefix: compiled at install, into the virtualenv itself.

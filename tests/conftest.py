@@ -44,7 +44,7 @@ for _path in (os.path.join(REPO_ROOT, 'tests'), _collections_path()):
 
 # pylint: disable=wrong-import-position,redefined-outer-name
 import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+from hypothesis import Phase, settings  # noqa: E402
 
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402
 
@@ -55,6 +55,8 @@ from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noq
 settings.register_profile('ci', derandomize=True, deadline=None, database=None, print_blob=True)
 settings.register_profile('dev', deadline=None)
 settings.register_profile('deep', deadline=None, max_examples=1000)
+# The mutation check (tests/mutants): the CI's examples, and a failure is enough, unshrunk.
+settings.register_profile('mutants', settings.get_profile('ci'), phases=[Phase.explicit, Phase.generate])
 PROFILE = os.environ.get('HYPOTHESIS_PROFILE') or 'ci'
 # The nox session that runs each suite under tests/, for the replay line of a failure.
 SESSIONS = {'laws': 'laws', 'ecosystem': 'ecosystem', 'unit': 'units-2.19', 'reliability': 'reliability', 'eda': 'eda'}
