@@ -35,7 +35,7 @@ def header(path):
         for line in handle:
             if not line.strip():
                 break
-            key, _, value = line.partition(':')
+            key, dummy, value = line.partition(':')
             fields[key.strip().lower()] = value.strip()
     return fields
 
@@ -68,8 +68,8 @@ def main(names):
     rows = ['| Defect | Promise | Laws | Verdict | Seconds |', '|---|---|---|---|---:|']
     for path, (name, verdict, seconds, tail) in zip(paths, results):
         fields = header(path)
-        rows.append('| %s: %s | %s | %s | %s | %.0f |' % (name, fields['defect'], fields['promise'], fields['laws'],
-                                                         verdict, seconds))
+        row = (name, fields['defect'], fields['promise'], fields['laws'], verdict, seconds)
+        rows.append('| %s: %s | %s | %s | %s | %.0f |' % row)
         if verdict != 'caught':
             print('== %s: %s\n%s\n' % (name, verdict, tail))
     table = '\n'.join(rows)
