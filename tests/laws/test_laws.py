@@ -39,7 +39,11 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
     if module == 'monitors':
         return module, draw(syncs(names, name))
     if module == 'incident':
-        args = {'monitor': name, 'state': draw(st.sampled_from(['present', 'acknowledged', 'resolved', 'absent']))}
+        # By name, or by id: the account's monitors have ids 1, 2...; the next one is an id it lacks.
+        by_id = draw(st.sampled_from(['name', 'id', 'lacked']))
+        monitor = {'monitor': name} if by_id == 'name' else {'monitor_id': len(names) + 1} if by_id == 'lacked' \
+            else {'monitor_id': draw(st.integers(1, max(1, len(names))))}
+        args = dict(monitor, state=draw(st.sampled_from(['present', 'acknowledged', 'resolved', 'absent'])))
         args.update({key: draw(values) for key, values in INCIDENT_OPTIONS.items()})
         return module, args
     if module == 'monitor_info':
@@ -106,6 +110,11 @@ def test_idempotence(emulator, connection, mode, monitors, data):
     for module, args in tasks_:
         first = run(connection, module, args)
         holds(not first.crash, 'no crash', task=args, crash=first.crash)
+        if args.get('monitor_id', 0) > len(monitors) and args.get('state') != 'absent':
+            holds(first.failed, 'an incident task for an id the account lacks fails', task=args, result=first.result)
+            holds('no monitor has the id %d' % args['monitor_id'] in first.msg, 'the failure names the id', msg=first.msg)
+            holds(not writes(emulator), 'an incident task for an id the account lacks writes nothing', task=args)
+            continue
         # Refusals the drawn state explains: no such monitor or incident, a name held in another case, a masked value with
         # nothing stored to keep. Any other is a refusal of accepted input.
         assume(not (first.failed and data is not None and any(reason in first.msg for reason in EXPLAINED)))
