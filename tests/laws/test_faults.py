@@ -100,6 +100,10 @@ def quick_backoff(monkeypatch):
 # Issue 45: a create applied whose answer comes too late at every attempt: never sent again, its outcome read back.
 @example(plan={'task': {'seed': [], 'module': 'monitor', 'args': ALPHA}, 'faults': [dict(kind='delay', seconds=SLOW, when='after')],
                'index': 0, 'method': 'POST', 'persists': True, 'clock': 0})
+# Issue 45: an update applied whose answer comes too late, its retry refused unsent (429): still maybe applied.
+@example(plan={'task': {'seed': ['alpha'], 'module': 'monitor', 'args': gen.entry('alpha', 300)},
+               'faults': [dict(kind='delay', seconds=SLOW, when='after'), dict(kind='status', status=429, retry_after=1)],
+               'index': 0, 'method': 'PUT', 'persists': True, 'clock': 0})
 def test_changed_is_true_whenever_the_service_changed(emulator, connection, quick_backoff, plan):  # pylint: disable=unused-argument
     task, faults = dict(plan['task'], seeded=ago(120)), plan['faults']
     if task['args'].get('started_at') == 'seeded':
