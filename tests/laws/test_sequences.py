@@ -74,8 +74,9 @@ class Account(RuleBasedStateMachine):
         """monitors state=deleted: without config every monitor, with an empty one none, else those named exactly."""
         gone = sorted(self.model) if form == 'absent' else [] if form == 'empty' else \
             [name.strip() for name in names if name.strip() in self.model]
-        args = {'state': 'deleted'} if form == 'absent' else {'state': 'deleted', 'config': [] if form == 'empty' else
-                                                               [{'name': name} for name in names]}
+        args = {'state': 'deleted'}
+        if form != 'absent':
+            args['config'] = [] if form == 'empty' else [{'name': name} for name in names]
         self.apply('monitors', args, changed=bool(gone))
         self.forget(gone)
 
