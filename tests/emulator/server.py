@@ -332,7 +332,7 @@ class Handler(BaseHTTPRequestHandler):
         entry = self.emulator.log.start(method=self.command, path=path, query=query, url=self.path, form=raw_form,
                                         headers=dict(self.headers.items()), time=time.time())
         fault = self.emulator.faults.take(self.command, path)
-        if fault and fault['kind'] == 'delay':
+        if fault and fault['kind'] == 'delay' and fault['when'] == 'before':
             time.sleep(fault['seconds'])
             entry.update(fault='delay', fault_when='before')
             fault = None
@@ -399,6 +399,11 @@ class Handler(BaseHTTPRequestHandler):
         entry['fault_when'] = fault['when']
         if kind == 'drop':
             self.drop()
+            return
+        if kind == 'delay':  # applied and committed, its answer held: a client that gave up cannot tell
+            time.sleep(fault['seconds'])
+            entry['status'] = response.status
+            self.send(response)
             return
         if kind == 'meanwhile':
             self.emulator.another_client_acts(fault, entry['api_key'])
