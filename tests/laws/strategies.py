@@ -217,7 +217,10 @@ def choice(values):
 
 
 def int_choice(values):
-    return st.one_of(st.integers(-10 ** 6, 10 ** 6).map(lambda value: value if value not in values else -value - 1), JUNK_NUMBER)
+    """Anything but one of ``values`` (whole numbers): other numbers, junk, and a fraction beside a choice (60.5), which
+    a cut would make one."""
+    beside = st.sampled_from(values).flatmap(lambda value: st.sampled_from([value + 0.5, str(value + 0.5), '%s.9' % value]))
+    return st.one_of(st.integers(-10 ** 6, 10 ** 6).map(lambda value: value if value not in values else -value - 1), JUNK_NUMBER, beside)
 
 
 BAD_URL = st.one_of(

@@ -175,6 +175,7 @@ def with_relations(test):
 @example(task=('monitors', {'config': [dict(WEB, ssl_alert_days=5)]}, 'config[0].ssl_alert_days'))
 @example(task=('monitor_info', {'per_page': 20}, 'per_page'))
 @example(task=('monitors', {'config': 'web'}, 'config'))
+@example(task=('monitors', {'config': [dict(WEB, interval='60.5')]}, 'config[0].interval'))  # a fraction a cut makes a choice
 # Issue 35, item 11: overridden with an empty config would delete the whole account.
 @example(task=('monitors', {'state': 'overridden', 'config': []}, 'config'))
 @with_relations
