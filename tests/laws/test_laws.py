@@ -121,7 +121,11 @@ def test_idempotence(emulator, connection, mode, monitors, data):
         holds(not first.failed, 'accepted input is applied', mode=mode, task=args, result=first.result)
         writes(emulator)
         second = run(connection, module, args)
-        holds(not second.failed and second.changed is False and not writes(emulator), 'idempotence', mode=mode, task=args,
+        holds(not second.failed, 'idempotence: the second run succeeds', mode=mode, task=args,
+              first=first.result, second=second.result)
+        holds(second.changed is False, 'idempotence: the second run changes nothing', mode=mode, task=args,
+              first=first.result, second=second.result)
+        holds(not writes(emulator), 'idempotence: the second run sends no write', mode=mode, task=args,
               first=first.result, second=second.result)
         holds(('after' in first.result) == bool(first.changed) or module != 'monitors',
               'a sync returns after when it changed the account', task=args, first=first.result)
@@ -144,7 +148,8 @@ def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data)
     sent = writes(emulator)
     real = run(connection, module, args)
     holds(not sent, 'check mode sends no write', mode=mode, task=args, sent=sent)
-    holds(not check.crash and not real.crash, 'no crash', task=args, check=check.crash, real=real.crash)
+    holds(not check.crash, 'no crash in check mode', task=args, check=check.crash)
+    holds(not real.crash, 'no crash in the real run', task=args, real=real.crash)
     # What check mode cannot know, since it writes nothing: that the service refuses the write (a name its database
     # holds in another case). The real run then fails naming the refusal.
     assume(not (real.failed and not check.failed and 'the service refused' in real.msg))
@@ -250,8 +255,11 @@ def test_round_trip(emulator, connection, mode, monitors, source, target, shuffl
     expected = made_aside([gen.edited(record, edit) for record in before['monitors']])
     edited = expected != made_aside(before['monitors'])
     if target != 'copy' and not edited:
-        holds(not any(each.failed or each.changed for each in runs) and not sent and after == before and not told,
-              'round trip (%s applied with %s)' % (source, target), **shown)
+        promise = 'round trip (%s applied with %s)' % (source, target)
+        holds(not any(each.failed or each.changed for each in runs), promise + ': no failure, no change', **shown)
+        holds(not sent, promise + ': no write', **shown)
+        holds(after == before, promise + ': the account as it was', **shown)
+        holds(not told, promise + ': nothing left out', told=told, **shown)
     elif target != 'copy':
         promise = 'round trip with %s changed (%s applied with %s)' % (edit, source, target)
         holds(not any(each.failed for each in runs), promise + ': applied', **shown)
@@ -263,10 +271,12 @@ def test_round_trip(emulator, connection, mode, monitors, source, target, shuffl
         holds(not writes(emulator), promise + ': applied again, no write', **shown)
     elif leave_out:
         kept, masked = unmasked_parts(before['monitors'], reveal)
-        holds(not runs[0].failed and made_aside(after['monitors']) == made_aside(kept), 'a copy holds all that is not masked', **shown)
+        holds(not runs[0].failed, 'a copy leaving out what is masked succeeds', **shown)
+        holds(made_aside(after['monitors']) == made_aside(kept), 'a copy holds all that is not masked', **shown)
         holds(told == masked, 'a copy names exactly what it left out', told=told, masked=masked, **shown)
     elif read.get('export_masked') or read.get('gathered_masked'):
-        holds(runs[0].failed and not sent, 'a masked export in another account fails before any write', **shown)
+        holds(runs[0].failed, 'a masked export in another account fails', **shown)
+        holds(not sent, 'a masked export in another account writes nothing', **shown)
     else:
         holds(made_aside(after['monitors']) == made_aside(before['monitors']), 'a copy holds every option', **shown)
 
@@ -443,5 +453,6 @@ def test_status_filters(emulator, connection, mode, monitors, seeded, touched, s
     pages = len([entry for entry in emulator.log() if entry['path'] == '/api/v1/incidents'])
     every = max(1, -(-len(account['incidents']) // per_page))
     needed = every if by_start else min(len(expected) // per_page + 1, every)  # up to the first ended one
-    holds(sorted(each['id'] for each in ongoing) == expected and pages == needed, 'incident_info ongoing', expected=expected,
-          ongoing=ongoing, pages=pages)
+    holds(sorted(each['id'] for each in ongoing) == expected, 'incident_info ongoing: the ongoing incidents', expected=expected,
+          ongoing=ongoing)
+    holds(pages == needed, 'incident_info ongoing: the pages read', pages=pages, needed=needed)

@@ -35,12 +35,18 @@ class Account(RuleBasedStateMachine):
         """Run a task; it is refused when the model says so, and else applied again changes nothing."""
         out = run(self.connection, module, args)
         self.steps.append((module, args, out.changed, out.msg if out.failed else ''))
-        holds(out.failed == refused and (changed is None or out.changed == changed), 'the model of the account',
+        holds(out.failed == refused, 'the model of the account: refused or applied',
+              task=args, expected=dict(refused=refused, changed=changed), steps=self.steps, result=out.result)
+        holds(changed is None or out.changed == changed, 'the model of the account: changed',
               task=args, expected=dict(refused=refused, changed=changed), steps=self.steps, result=out.result)
         writes(self.emulator)
         if not refused:
             again = run(self.connection, module, args)
-            holds(again.changed is False and not again.failed and not writes(self.emulator), 'idempotence in a sequence',
+            holds(again.changed is False, 'idempotence in a sequence: no change',
+                  task=args, steps=self.steps, again=again.result)
+            holds(not again.failed, 'idempotence in a sequence: no failure',
+                  task=args, steps=self.steps, again=again.result)
+            holds(not writes(self.emulator), 'idempotence in a sequence: no write',
                   task=args, steps=self.steps, again=again.result)
         return out
 
