@@ -15,11 +15,9 @@ import json
 import traceback
 from contextlib import redirect_stdout
 
-from ansible.inventory.data import InventoryData
 from ansible.module_utils import _internal as module_internal
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
-from ansible.parsing.dataloader import DataLoader
 
 from emulator.control import PRIMARY_KEY
 
@@ -99,7 +97,8 @@ def run_module(main, args, check_mode=False, diff=False):
 def inventory_plugin(url, **options):
     """The inventory plugin with ``options`` over INVENTORY_OPTIONS (``api_url`` the service at ``url`` unless given);
     its cache a dict, unless ``load_cache_plugin()`` loads the one the options name."""
-    # Controller code: imported where a test runs the plugin, not by every test that runs a module.
+    # Controller code: imported where a test runs the plugin, never by a test of a module (ansible-test units runs
+    # those where only module code can be imported).
     from ansible_collections.uptime.monitoring.plugins.inventory import monitors  # pylint: disable=import-outside-toplevel
     plugin = monitors.InventoryModule()
     plugin._options = dict(INVENTORY_OPTIONS, **dict({'api_url': url}, **options))  # pylint: disable=protected-access
@@ -109,6 +108,8 @@ def inventory_plugin(url, **options):
 
 
 def parse_inventory(plugin, cache=True, path='/inventories/production.uptime.yml'):
+    from ansible.inventory.data import InventoryData  # pylint: disable=import-outside-toplevel
+    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
     inventory = InventoryData()
     plugin.parse(inventory, DataLoader(), path, cache=cache)
     return inventory
