@@ -206,7 +206,8 @@ def cached(directory):
 # the search after the second brings the count back: only the total of each page tells the list moved.
 @example(account={'monitors': [], 'filler': 25, 'host_names': 'url_host', 'status': None, 'search': SEARCH, 'outside': [0],
                   'actors': [{'delete': [19], 'create': 0}, {'toggle': 0}]})
-def test_every_live_monitor_is_one_addressable_host_or_in_one_and_no_secret_is_shown(emulator, quick_pages, cache_dir, account):  # pylint: disable=unused-argument
+def test_every_live_monitor_is_one_addressable_host_or_in_one_and_no_secret_is_shown(
+        emulator, quick_pages, cache_dir, account):  # pylint: disable=unused-argument
     ids, drawn, incidents = make_account(emulator, account)
     secrets = [monitor['secret'] for monitor in account['monitors']]
     assume(not any(secret in monitor['args']['name'] for secret in secrets for monitor in account['monitors']))

@@ -30,6 +30,7 @@ SECRET_PASSWORD = 'hunter2-basic-secret'
 SECRET_HEADER = 'Bearer header-secret-value'
 SECRET_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/webhook-secret-part'
 
+
 def instant(text):
     """The instant a returned timestamp means, whatever its text (the zone may be stated or not)."""
     return datetime.datetime.fromisoformat(to_utc_timestamp(text).replace('Z', '+00:00'))
@@ -342,4 +343,3 @@ def test_every_monitor_page_is_read_once(emulator):
     assert len(inventory.hosts) == 50
     assert sum(len(host_vars(inventory, host)['uptime_monitors']) for host in inventory.hosts) == 105
     assert groups_of(inventory)['uptime_offline'] == ['host0.example.com', 'host30.example.com', 'host40.example.com']
-
