@@ -133,7 +133,7 @@ def reliability(session):
 
 pytest_session('eda', ['-s', 'tests/eda'], 'The event source under the real ansible-rulebook (needs Java 17)')
 pytest_session('laws', ['-n', '2', 'tests/laws'], 'The promises as laws over generated input (Hypothesis) against the emulator: '
-               'CI=true runs the derandomized ci profile, HYPOTHESIS_PROFILE=deep a deeper run by hand')
+               'the same examples every run (the ci profile); HYPOTHESIS_PROFILE=dev new ones, deep 1000 a law')
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]])
@@ -212,6 +212,14 @@ def publish(session):
     if re.search(r'^(ERROR|WARNING)', log, re.M):
         session.error('galaxy-importer reported the ERROR or WARNING lines above')
     session.run('python', '-m', 'pytest', '-p', 'no:cacheprovider', '--noconftest', '-q', 'tests/publish', env={'UPTIME_TARBALL': tarball})
+
+
+@nox.session(python=PYTHONS[LINES[OLDEST]], default=False)
+def mutants(session):
+    """The mutation check: each defect of tests/mutants put into a copy must make the laws of its promise fail
+    (`-- NAME...` for some of them); not in the default run, see CONTRIBUTING.md."""
+    session.install(*DEV)
+    session.run('python', 'tests/mutants/run.py', *session.posargs)
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]], default=False)

@@ -44,17 +44,23 @@ for _path in (os.path.join(REPO_ROOT, 'tests'), _collections_path()):
 
 # pylint: disable=wrong-import-position,redefined-outer-name
 import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+from hypothesis import Phase, settings  # noqa: E402
 
 from emulator.control import NOPLAN_KEY, OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402
 
-# The laws over generated input. CI runs the same examples every run, with a fixed budget (a failure found is kept
-# as an @example of its law); by hand the examples vary and failures are replayed from .hypothesis/;
-# HYPOTHESIS_PROFILE=deep runs ten times as many. No deadline: a loaded machine would miss it.
+# The laws over generated input. Unless asked otherwise, every run (CI's and a newcomer's) runs the same examples,
+# with each law's fixed budget (a failure found is kept as an @example of its law): HYPOTHESIS_PROFILE=dev draws new
+# examples at each run and replays failures from .hypothesis/, HYPOTHESIS_PROFILE=deep runs 1000 a law. No deadline:
+# a loaded machine would miss it.
 settings.register_profile('ci', derandomize=True, deadline=None, database=None, print_blob=True)
 settings.register_profile('dev', deadline=None)
 settings.register_profile('deep', deadline=None, max_examples=1000)
-settings.load_profile(os.environ.get('HYPOTHESIS_PROFILE') or ('ci' if os.environ.get('CI') else 'dev'))
+# The mutation check (tests/mutants): the CI's examples, and a failure is enough, unshrunk.
+settings.register_profile('mutants', settings.get_profile('ci'), phases=[Phase.explicit, Phase.generate])
+PROFILE = os.environ.get('HYPOTHESIS_PROFILE') or 'ci'
+# The nox session that runs each suite under tests/, for the replay line of a failure.
+SESSIONS = {'laws': 'laws', 'ecosystem': 'ecosystem', 'unit': 'units-2.19', 'reliability': 'reliability', 'eda': 'eda'}
+settings.load_profile(PROFILE)
 
 EMULATOR_FIXTURES = frozenset(('emulator', 'emulator_server', 'connection'))
 _shared = {}
@@ -76,6 +82,20 @@ def pytest_collection_modifyitems(items):
     """
     if any(EMULATOR_FIXTURES.intersection(getattr(item, 'fixturenames', ())) for item in items):
         _shared_emulator()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How to replay each failed test of generated input: the same command, the same profile (``ci`` draws the same
+    examples every run; ``dev`` replays a failure it found from .hypothesis/)."""
+    failed = [report for report in terminalreporter.stats.get('failed', []) if 'hypothesis' in report.keywords]
+    if failed:
+        terminalreporter.section('replay')
+    for report in failed:
+        suite = report.nodeid.split('/')[1] if report.nodeid.startswith('tests/') else ''
+        session = SESSIONS.get(suite, suite)
+        # ansible-test takes a file, pytest a test.
+        target = report.nodeid.split('::')[0] if session.startswith('units') else report.nodeid
+        terminalreporter.write_line("HYPOTHESIS_PROFILE=%s ./scripts/test.sh -s %s -- '%s'" % (PROFILE, session, target))
 
 
 def pytest_sessionfinish():

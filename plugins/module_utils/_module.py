@@ -122,6 +122,15 @@ def non_finite(value, path='', option=None):
     return None
 
 
+def list_given_as_text(params, spec):
+    """The option of ``spec`` that takes a list of dicts and was given a string: Ansible splits the string at commas
+    and then fails in words that name no option ("dictionary requested, could not parse JSON or key=value")."""
+    for name, option in spec.items():
+        if option.get('type') == 'list' and option.get('elements') == 'dict' and isinstance(params.get(name), str):
+            return name
+    return None
+
+
 def shown_arguments(values, spec, fields):
     """Validated arguments as ``-vvv`` shows them (the result's ``invocation``): every secret in the collection's own
     masked form, what a result shows for it, and nothing else changed."""
@@ -186,6 +195,9 @@ class _MaskingModule(AnsibleModule):
                 self._precheck(self.params)
             except ValidationError as exc:
                 self.fail_json(msg=str(exc), field=exc.field)
+        where = list_given_as_text(self.params, self.argument_spec)
+        if where:
+            self.fail_json(msg='%s: must be a list of dicts, got a string' % where, field=where)
 
     def _return_formatted(self, kwargs):
         if self._shown_arguments is not None:

@@ -522,9 +522,11 @@ class Field:
                 if self.item_key_choices and pair['key'] not in self.item_key_choices:
                     raise ValidationError(where + '.key', 'must be one of %s, got %r'
                                           % (', '.join(self.item_key_choices), pair['key']))
-        elif self.kind in ('int', 'bool') and isinstance(value, str) and not value.strip():
+        elif (self.kind in ('int', 'bool') or self.choices) and isinstance(value, str) and not value.strip():
+            expected = 'one of %s' % ', '.join(str(choice) for choice in self.choices) if self.choices else \
+                'an integer' if self.kind == 'int' else 'a boolean'
             raise ValidationError(self.name, 'expected %s, got an empty string (leave the option out to keep the value)'
-                                  % ('an integer' if self.kind == 'int' else 'a boolean'))
+                                  % expected)
         self.check_choice(self.normalise(value))
 
     def check_choice(self, value):

@@ -97,7 +97,8 @@ class Ansible:
         result = subprocess.run(command, cwd=self.workdir, env=environment, stdin=subprocess.DEVNULL,
                                 capture_output=True, text=True, timeout=300, check=False)
         if check:
-            assert result.returncode == 0 and '[WARNING]' not in result.stderr, result
+            assert result.returncode == 0, result
+            assert '[WARNING]' not in result.stderr, result
         return result
 
     def write(self, name, text):
@@ -129,7 +130,8 @@ def assert_changed_nothing(run):
     and failed nothing on any host (and ran on at least one)."""
     assert run.rc == 0, run
     assert run.recap, run
-    assert run.changed() == 0 and run.failed() == 0, run
+    assert run.changed() == 0, run
+    assert run.failed() == 0, run
 
 
 def records(emulator, path, api_key=PRIMARY_KEY, **params):

@@ -106,8 +106,10 @@ def test_a_job_and_an_inventory_source_with_the_injected_environment(ansible, em
     source = ansible.write(os.path.join('project', 'inventories', 'production.uptime.yml'), '---\nplugin: uptime.monitoring.monitors\n')
     result = ansible.inventory(source, '--list', '--export', env=env, api_key='not-the-credential-key')
     inventory = json.loads(result.stdout)
-    assert list(inventory['_meta']['hostvars']) == ['shop.example.com'] and 'shop.example.com' in inventory['uptime_pending']['hosts']
-    assert PRIMARY_KEY not in result.stdout and 'hunter2-basic-secret' not in result.stdout
+    assert list(inventory['_meta']['hostvars']) == ['shop.example.com']
+    assert 'shop.example.com' in inventory['uptime_pending']['hosts']
+    assert PRIMARY_KEY not in result.stdout
+    assert 'hunter2-basic-secret' not in result.stdout
     assert {entry['api_key'] for entry in emulator.log()} == {PRIMARY_KEY}
 
 

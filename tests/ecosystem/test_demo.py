@@ -43,8 +43,10 @@ def assert_demo_virtualenv_holds_what_the_main_job_needs_only():
                                         '"%d.%d" % sys.version_info[:2], {d.metadata["Name"].lower(): d.version for d in m.distributions()}]))'],
                                        check=True, stdout=subprocess.PIPE, text=True).stdout)
     version, packages = listed
-    assert version == '3.11' and len(packages) <= MOST_PACKAGES, listed
-    assert packages['ansible-core'].startswith('2.19.') and 'requests' in packages, packages
+    assert version == '3.11', listed
+    assert len(packages) <= MOST_PACKAGES, listed
+    assert packages['ansible-core'].startswith('2.19.'), packages
+    assert 'requests' in packages, packages
     # scripts/demo.sh runs it outside nox: its bytecode is compiled at install, next to the sources.
     compiled = os.path.join(REPO_ROOT, '.nox', 'demo', 'lib', 'python3.11', 'site-packages', 'ansible', '__pycache__')
     assert any(name.endswith('.pyc') for name in os.listdir(compiled)), compiled
@@ -70,7 +72,8 @@ class Playground:
             if found:
                 self.read += found[0]
                 return lines[:found[0]]
-            assert not ended and time.monotonic() < deadline, 'the playground printed no %r:\n%s' % (pattern, '\n'.join(lines))
+            assert not ended, 'the playground printed no %r:\n%s' % (pattern, '\n'.join(lines))
+            assert time.monotonic() < deadline, 'the playground printed no %r:\n%s' % (pattern, '\n'.join(lines))
             time.sleep(0.1)
 
     def stop(self, signum):

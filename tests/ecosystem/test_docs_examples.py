@@ -90,9 +90,11 @@ def run_playbook_block(run, block):
     """A playbook, run once. Its own connection options (the placeholders substituted) are what reach the
     service: UPTIME_API_KEY holds the key of no account."""
     plays = yaml.safe_load(block.text)
-    assert isinstance(plays, list) and all('hosts' in play for play in plays), '%r is not a playbook' % block
+    assert isinstance(plays, list), '%r is not a playbook' % block
+    assert all('hosts' in play for play in plays), '%r is not a playbook' % block
     first = run.playbook_text(substitute(block.text, run.emulator), '--diff', env={'UPTIME_API_KEY': NO_ACCOUNT_KEY})
-    assert first.failed() == 0 and first.recap, first
+    assert first.failed() == 0, first
+    assert first.recap, first
     return first
 
 
@@ -101,13 +103,15 @@ def run_task_block(run, block, asserts=(), writes=True):
     UPTIME_API_KEY), with ``asserts`` on what they registered, once. Tasks that only read (``writes=False``) change
     and write nothing."""
     tasks = yaml.safe_load(substitute(block.text, run.emulator))
-    assert isinstance(tasks, list) and all('hosts' not in task for task in tasks), '%r is not a list of tasks' % block
+    assert isinstance(tasks, list), '%r is not a list of tasks' % block
+    assert all('hosts' not in task for task in tasks), '%r is not a list of tasks' % block
     if asserts:
         tasks.append({'name': 'Check what the example registered',
                       'ansible.builtin.assert': {'that': list(asserts), 'quiet': True}})
     run.emulator.clear_log()
     first = run.playbook_text(play(tasks, 'Example of %s' % block.document), '--diff')
-    assert first.failed() == 0 and first.recap, first
+    assert first.failed() == 0, first
+    assert first.recap, first
     if not writes:
         assert_changed_nothing(first)
         assert run.emulator.writes() == []
@@ -136,7 +140,8 @@ def example(kind, monitors=(), incidents=(), asserts=(), writes=True, expect_mon
         assert all(subset(stored[name], fields) for name, fields in (expect_monitors or {}).items()), stored
         for name, expected in (expect_incidents or {}).items():
             found = incident_of(run.emulator, name)
-            assert len(found) == len(expected) and all(map(subset, found, expected)), found
+            assert len(found) == len(expected), found
+            assert all(map(subset, found, expected)), found
     return handler
 
 
@@ -163,7 +168,8 @@ def load_rulebook(run, block):
     loaded = subprocess.run([os.path.join(BIN, 'python'), '-c', LOAD_RULEBOOK, path], cwd=run.workdir,
                             env=run.environment(), capture_output=True, text=True, timeout=120, check=False)
     rulebook = yaml.safe_load(block.text)
-    assert loaded.returncode == 0 and loaded.stdout.strip() == str(len(rulebook)), loaded
+    assert loaded.returncode == 0, loaded
+    assert loaded.stdout.strip() == str(len(rulebook)), loaded
     return rulebook
 
 
@@ -220,7 +226,9 @@ def collection_playbooks(run, block):
     monitors = monitors_by_name(run.emulator)
     assert sorted(monitors) == ['shop', 'web1.example.com', 'web2.example.com']
     assert not any(monitor['status'] == 'paused' for monitor in monitors.values())  # the deploy put them back
-    assert output.count('deployed') >= 2 and 'No inventory was parsed' not in output and 'hosts list is empty' not in output, output
+    assert output.count('deployed') >= 2, output
+    assert 'No inventory was parsed' not in output, output
+    assert 'hosts list is empty' not in output, output
     assert [incident['status'] for incident in incident_of(run.emulator, 'shop')] == ['resolved']
     with open(os.path.join(run.workdir, 'account.yml'), encoding='utf-8') as handle:
         exported = yaml.safe_load(handle)
@@ -262,7 +270,8 @@ def ci_commands(run, block):  # pylint: disable=unused-argument
                                                         if name.endswith('.md')]:
         named = set(' '.join(re.findall(r'test\.sh -s ((?:[a-z][a-z0-9.-]* ?)+)', read(document))).split())
         tags = {tag.strip('`') for tag in re.findall(r'test\.sh -t (\S+)', read(document))}
-        assert named <= sessions and tags <= lines, '%s names no session %s, no ansible-core line %s' % (document, named - sessions, tags - lines)
+        assert named <= sessions, '%s names no session %s, no ansible-core line %s' % (document, named - sessions, tags - lines)
+        assert tags <= lines, '%s names no session %s, no ansible-core line %s' % (document, named - sessions, tags - lines)
 
 
 # The benchmarks of tests/benchmark, and the small form of each that CI runs (the session benchmark of noxfile.py).
@@ -274,9 +283,11 @@ def script_accepts(command):
     """A command of a block: a script of the repository, or a benchmark (through the session benchmark, CI running
     its small form) with options it has (its --help, without running the benchmark)."""
     words = shlex.split(command)
-    assert words[0].startswith('./scripts/') and os.access(os.path.join(REPO_ROOT, words[0]), os.X_OK), command
+    assert words[0].startswith('./scripts/'), command
+    assert os.access(os.path.join(REPO_ROOT, words[0]), os.X_OK), command
     if words[1:3] == ['-s', 'benchmark']:
-        assert words[3] == '--' and words[4] in BENCHMARKS, 'no check of %r here' % command
+        assert words[3] == '--', 'no check of %r here' % command
+        assert words[4] in BENCHMARKS, 'no check of %r here' % command
         assert re.search(BENCHMARKS[words[4]], read('noxfile.py')), '%s: CI runs no small form of it' % words[4]
         usage = subprocess.run([os.path.join(BIN, 'python'), os.path.join(REPO_ROOT, 'tests', 'benchmark', words[4]), '--help'],
                                cwd=REPO_ROOT, capture_output=True, text=True, check=True, timeout=60).stdout
@@ -306,7 +317,8 @@ def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
     targets = os.listdir(os.path.join(REPO_ROOT, 'tests', 'integration', 'targets'))
     for test in tests:
         words = test.split()
-        assert words[0] == 'ansible-test' and words[2:len(words) - (words[1] == 'integration' and words[-1] in targets)] == common, (test, common)
+        assert words[0] == 'ansible-test', (test, common)
+        assert words[2:len(words) - (words[1] == 'integration' and words[-1] in targets)] == common, (test, common)
 
 
 # -- docs/eda.md ---------------------------------------------------------------------------------------------------
@@ -355,7 +367,8 @@ def start_rulebooks(run, block, variables):
     exports = [substitute(line, run.emulator) for line in commands(run.blocks['docs/eda.md: export UPTIME_API_URL=https://uptime.example.com'])
                if line.startswith('export ')]
     started = [line for line in commands(block) if not line.startswith('export ')]
-    assert started and all(line.startswith('ansible-rulebook ') for line in started), block
+    assert started, block
+    assert all(line.startswith('ansible-rulebook ') for line in started), block
     for command in started:
         run.emulator.clear_log()
         process = subprocess.Popen(['bash', '-c', '\n'.join(exports + ['exec ' + command])], cwd=run.workdir, env=env,  # pylint: disable=consider-using-with
@@ -373,8 +386,10 @@ def start_rulebooks(run, block, variables):
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             output = process.communicate()[0]
-        assert polled and running, 'ansible-rulebook did not poll the service, or ended (rc %s): %s\n%s' % (process.returncode, command, output)
-        assert 'Source error' not in output and PRIMARY_KEY not in output, output
+        assert polled, 'ansible-rulebook did not poll the service, or ended (rc %s): %s\n%s' % (process.returncode, command, output)
+        assert running, 'ansible-rulebook did not poll the service, or ended (rc %s): %s\n%s' % (process.returncode, command, output)
+        assert 'Source error' not in output, output
+        assert PRIMARY_KEY not in output, output
 
 
 def rulebook_first_run(run, block):
@@ -431,13 +446,16 @@ def host_variables_sample(run, block):
     seed_inventory_account(run.emulator)
     source = plain_configuration(run)
     real = plain(json.loads(run.inventory(source, '--host', 'shop.example.com').stdout))
-    assert set(real) == set(sample) and real['uptime_statuses'] == sample['uptime_statuses']
+    assert set(real) == set(sample)
+    assert real['uptime_statuses'] == sample['uptime_statuses']
     assert len(real['uptime_monitors']) == len(sample['uptime_monitors'])
     for shown, actual in zip(sample['uptime_monitors'], real['uptime_monitors']):
-        assert set(shown) == set(actual) and all(shown[key] == actual[key] for key in ('name', 'url', 'status', 'interval'))
+        assert set(shown) == set(actual)
+        assert all(shown[key] == actual[key] for key in ('name', 'url', 'status', 'interval'))
         assert set(shown['incident'] or ()) == set(actual['incident'] or ()), (shown, actual)
         assert (shown['incident'] or {}).get('acknowledged') == (actual['incident'] or {}).get('acknowledged')
-        assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', actual['started_at']) and shown['started_at'].endswith('Z')
+        assert re.fullmatch(r'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ', actual['started_at'])
+        assert shown['started_at'].endswith('Z')
 
 
 def constructed_groups(run, block):
@@ -456,7 +474,8 @@ def constructed_groups(run, block):
     assert 'strict: true' in block.text
     broken = run.write('broken.uptime.yml', block.text.replace('compose:', 'compose:\n  broken: uptime_monitors.no_such_key.deeper', 1))
     result = run.inventory(broken, '--list', check=False)
-    assert result.returncode != 0 and 'Could not set broken' in result.stderr, result
+    assert result.returncode != 0, result
+    assert 'Could not set broken' in result.stderr, result
 
 
 def inventory_cache(run, block):
@@ -502,10 +521,12 @@ def health_check_commands(run, block):
     create_incident(run.emulator, ids['broken'], stamp(600), comment=notes['broken'])
     plain_configuration(run)
     output = run_shell_block(run, block).output
-    assert 'recovered (%s) answers: HTTP 200' % url['recovered'] in output and 'broken (%s) still fails: HTTP 404' % url['broken'] in output
+    assert 'recovered (%s) answers: HTTP 200' % url['recovered'] in output
+    assert 'broken (%s) still fails: HTTP 404' % url['broken'] in output
     assert 'pending (' not in output, output
     changed = [int(match['changed']) for match in RECAP.finditer(output)]
-    assert len(changed) == 2 and changed[0] == 0 < changed[1], output
+    assert len(changed) == 2, output
+    assert changed[0] == 0 < changed[1], output
     incidents = {name: incident_of(run.emulator, name) for name in url}
     assert [incident['status'] for incident in incidents['recovered']] == ['resolved']
     assert [incident['status'] for incident in incidents['broken']] == ['acknowledged']
@@ -525,7 +546,8 @@ def maintenance_end_play(run, block):
     seed_inventory_account(run.emulator)
     source = plain_configuration(run)
     (monitor,) = plain(json.loads(run.inventory(source, '--host', 'docs.example.com').stdout))['uptime_monitors']
-    assert monitor['status'] == 'maintenance' and monitor['maintenance_end_at'].endswith('Z'), monitor
+    assert monitor['status'] == 'maintenance', monitor
+    assert monitor['maintenance_end_at'].endswith('Z'), monitor
     played = run.playbook(run.write('maintenance.yml', block.text), inventory=source).output
     assert 'Maintenance ends at %s' % monitor['maintenance_end_at'] in played, played
 
@@ -538,11 +560,15 @@ def unparsed_is_failed_setting(run, block):
     command = 'ansible-inventory -i production.uptime.yml --graph'
     hint = 'set ANSIBLE_INVENTORY_UNPARSED_FAILED=true'
     lenient = run.shell(command, env=env, check=False)
-    assert lenient.rc == 0 and 'check api_key' in lenient.output and 'uptime_' not in lenient.output.split('@all:')[-1], lenient
+    assert lenient.rc == 0, lenient
+    assert 'check api_key' in lenient.output, lenient
+    assert 'uptime_' not in lenient.output.split('@all:')[-1], lenient
     assert hint in ' '.join(lenient.output.split()), lenient
     run.write('ansible.cfg', block.text)
     strict = run.shell(command, env=env, check=False)
-    assert strict.rc != 0 and 'check api_key' in strict.output and hint not in ' '.join(strict.output.split()), strict
+    assert strict.rc != 0, strict
+    assert 'check api_key' in strict.output, strict
+    assert hint not in ' '.join(strict.output.split()), strict
 
 
 def remediation_play(run, block):
@@ -553,7 +579,8 @@ def remediation_play(run, block):
     playbook = run.write('remediate.yml', block.text)
     listed = run.playbook(playbook, '--list-hosts', inventory=source).output
     hosts = re.search(r'hosts \((\d+)\):\n((?:\s+\S+\n?)*)', listed)
-    assert hosts and hosts.group(2).split() == ['shop.example.com'], listed
+    assert hosts, listed
+    assert hosts.group(2).split() == ['shop.example.com'], listed
 
 
 def job_template_rulebook(run, block):
@@ -699,7 +726,8 @@ def test_a_block_no_claim_fits_and_a_claim_without_its_block_are_told():
     won, problems = resolve_claims(claims, blocks)
     assert {name: block.line for name, block in won.items()} == {'docs/x.md: plugin: x': 3, 'docs/x.md: cache: true': 9}
     assert len(problems) == 2, problems
-    assert "docs/x.md:20" in problems[0] and "add a Claim('docs/x.md', 'new command', handler)" in problems[0]
+    assert "docs/x.md:20" in problems[0]
+    assert "add a Claim('docs/x.md', 'new command', handler)" in problems[0]
     assert "claim 'docs/x.md: old command' wins 0 blocks" in problems[1]
     won, problems = resolve_claims(claims[:1] + claims[:1], blocks[:1])
     assert 'both fit' in problems[0]

@@ -86,7 +86,8 @@ def check_monitor(emulator, workdir):  # pylint: disable=unused-argument
     staging = monitors['staging']
     assert staging['status'] == 'paused'
     assert (staging['maintenance_start_at'], staging['maintenance_end_at']) == (None, None)
-    assert int(monitors['shop-eu']['id']) == 42 and 'shop-old' not in monitors
+    assert int(monitors['shop-eu']['id']) == 42
+    assert 'shop-old' not in monitors
     assert 'old-shop' not in monitors
 
 
@@ -191,9 +192,11 @@ def test_every_module_has_a_spec():
 def test_examples(ansible, emulator, module):
     spec = SPECS[module]
     tasks = yaml.safe_load(documentation(module, 'EXAMPLES'))
-    assert isinstance(tasks, list) and tasks, 'EXAMPLES of %s is not a list of tasks' % module
+    assert isinstance(tasks, list), 'EXAMPLES of %s is not a list of tasks' % module
+    assert tasks, 'EXAMPLES of %s is not a list of tasks' % module
     names = [task['name'] for task in tasks]
-    assert all(names) and len(set(names)) == len(names), 'every example needs a name of its own'
+    assert all(names), 'every example needs a name of its own'
+    assert len(set(names)) == len(names), 'every example needs a name of its own'
 
     spec['seed'](emulator)
     emulator.clear_log()

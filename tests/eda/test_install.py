@@ -61,7 +61,8 @@ def probe(source, url, first_on_path=(), breaking=''):
     environment = {'PATH': os.environ.get('PATH', ''), 'HOME': os.environ.get('HOME', '/tmp'), 'LANG': 'C.UTF-8'}
     done = subprocess.run([sys.executable, '-I', '-c', PROBE, source, url, PRIMARY_KEY, json.dumps(list(first_on_path)),
                            breaking], env=environment, capture_output=True, text=True, timeout=60, check=False)
-    assert done.returncode == 0 and done.stderr == '', done.stderr
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == '', done.stderr
     return json.loads(done.stdout)
 
 
@@ -126,6 +127,7 @@ def test_a_broken_install_stops_main_with_one_line(service, install_collection, 
     report = probe(source, service.url, breaking=breaking)
     assert report['load_error']
     kind, message = report['main']
-    assert kind == 'SourceError' and '\n' not in message
+    assert kind == 'SourceError'
+    assert '\n' not in message
     for word in words:
         assert word in message

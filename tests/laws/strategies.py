@@ -20,6 +20,8 @@ ZONES = [None, 'America/New_York', 'Europe/Berlin', 'Australia/Lord_Howe', 'Paci
 EDGE_TIMES = ['2030-03-10T02:30:00', '2030-11-03T01:30:00', '2030-03-31T02:30:00', '2030-10-27T02:30:00',
               '2030-04-07T01:45:00', '1000-01-02T00:00:00', '9999-12-30T00:00:00', '2028-02-29T23:59:59',
               '2030-01-01T00:00:00Z', '2030-07-01T12:00:00+05:45']
+# A window that holds now in every zone: the monitor is in maintenance, which the service's checker leaves alone.
+NOW_WINDOW = ('2020-01-01T00:00:00', '2099-01-01T00:00:00')
 # Names that case, unicode and the service's search (LIKE, backslash) make hard; variants are made from them.
 NAME_SEEDS = ['api', 'Web', 'straße', 'İstanbul', 'ǅemo', 'ﬁle', 'café', 'Ωmega', '%_x', 'a\\b', 'ＡＢＣ', 'shop 1']
 NAME_CHARS = st.characters(whitelist_categories=('L', 'N', 'P', 'S'), whitelist_characters=' ')
@@ -134,11 +136,48 @@ def monitors(draw, name=None, secret=None, full=True):
     if draw(st.booleans()) or where == 'alert':
         args['alerts'] = draw(alerts(secret if where == 'alert' else None))
     if draw(st.booleans()):
-        start = draw(st.sampled_from(EDGE_TIMES))
+        start = draw(st.sampled_from(EDGE_TIMES + [NOW_WINDOW[0]]))
         args['maintenance_start_at'] = start
         year = int(start[:4])
-        args['maintenance_end_at'] = '9999-12-31T12:00:00' if year == 9999 else '%04d%s28T00:00:00' % (year + 1, start[4:8])
+        args['maintenance_end_at'] = NOW_WINDOW[1] if start == NOW_WINDOW[0] else '9999-12-31T12:00:00' if year == 9999 \
+            else '%04d%s28T00:00:00' % (year + 1, start[4:8])
+    if draw(st.booleans()):
+        args['paused'] = draw(as_given(draw(st.booleans())))
     return args
+
+
+def paused(args):
+    """Whether ``args`` (module options) ask for a paused monitor."""
+    return str(args.get('paused')).lower() in ('true', 'yes')
+
+
+# Monitors as operators' accounts hold them: besides paused (an option) and in maintenance (a window around now), what
+# the service's checker last found of each, by position: not checked yet (pending), online, or offline (its incident
+# open).
+CHECKED = st.lists(st.sampled_from([None, 'online', 'offline']), max_size=3)
+
+
+# What an operator changes in the same task as the masked values a read showed are given back.
+EDITS = [None, 'user', 'password', 'header', 'alert']
+# A plain alert moved to the other plain channel: its key changes beside the masked ones.
+OTHER_CHANNEL = {'email': lambda index: {'key': 'sms', 'value': '+4900%d' % index},
+                 'sms': lambda index: {'key': 'email', 'value': 'ops%d@example.org' % index}}
+
+
+def edited(values, edit):
+    """A monitor (a config entry, masked or not, or a stored record) with ``edit`` made: its user name or password
+    changed, its header names in another case, its plain alerts moved to another channel; the rest as it is."""
+    values = dict(values)
+    if edit == 'user' and values.get('request_auth_username') is not None:
+        values['request_auth_username'] = '%s-2' % values['request_auth_username']
+    elif edit == 'password' and values.get('request_auth_password') is not None:
+        values['request_auth_password'] = 'N3w-passw0rd'
+    elif edit == 'header' and values.get('request_headers'):
+        values['request_headers'] = [dict(item, key=item['key'].swapcase()) for item in values['request_headers']]
+    elif edit == 'alert' and values.get('alerts'):
+        values['alerts'] = [OTHER_CHANNEL[item['key']](index) if item['key'] in OTHER_CHANNEL else item
+                            for index, item in enumerate(values['alerts'])]
+    return values
 
 
 def record(args):
@@ -178,7 +217,10 @@ def choice(values):
 
 
 def int_choice(values):
-    return st.one_of(st.integers(-10 ** 6, 10 ** 6).map(lambda value: value if value not in values else -value - 1), JUNK_NUMBER)
+    """Anything but one of ``values`` (whole numbers): other numbers, junk, and a fraction beside a choice (60.5), which
+    a cut would make one."""
+    beside = st.sampled_from(values).flatmap(lambda value: st.sampled_from([value + 0.5, str(value + 0.5), '%s.9' % value]))
+    return st.one_of(st.integers(-10 ** 6, 10 ** 6).map(lambda value: value if value not in values else -value - 1), JUNK_NUMBER, beside)
 
 
 BAD_URL = st.one_of(

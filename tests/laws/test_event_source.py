@@ -4,7 +4,8 @@
 between polls (monitors created, renamed, deleted, paused, resumed, going offline and online; incidents opened,
 acknowledged, resolved, deleted, recorded after the fact), the events of a poll are exactly the transitions docs/eda.md
 defines, each once (no uuid twice), oldest first, those found after the fact flagged late and none older than lookback;
-a restart on the state file (one run of main()) repeats none and misses none; no secret is in an event. Each change
+a restart on the state file (one run of main()) repeats none and misses none; another source started on the same
+account at any time gives each transition it sends the uuid this one gave it; no secret is in an event. Each change
 moves the service's clock a second on: the service's timestamps have a resolution of one second."""
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def load_source():
 def assert_no_secret(events, secrets):
     text = events if isinstance(events, str) else json.dumps(events, ensure_ascii=False)
     for secret in secrets:
-        assert secret not in text and urllib.parse.quote(secret, safe='') not in text, secret
+        assert secret not in text, secret
+        assert urllib.parse.quote(secret, safe='') not in text, secret
 
 
 async def _stop(seconds):
@@ -81,7 +83,7 @@ class EventSourceMachine(RuleBasedStateMachine):
         self.args = {'api_url': self.emulator.url, 'api_key': PRIMARY_KEY, 'interval': 1, 'sweep_period': 1,
                      'reserve': 0, 'state_file': self.state_file}
         self.seen, self.uuids, self.secrets, self.checked, self.unreadable = None, set(), {PRIMARY_KEY}, True, None
-        self.poller = self.new_poller()
+        self.poller, self.other_source = self.new_poller(), None
         self.create('first', '\u00a7first', (ISSUE_35_URL, ('Sup3rS3cret', 'K3Y')))  # issue 35, item 10
 
     def new_poller(self):
@@ -198,6 +200,7 @@ class EventSourceMachine(RuleBasedStateMachine):
         """The next poll's incident list holds one incident the source cannot read: its transitions wait for a poll
         that can read it (then late), the others are sent."""
         self.unreadable = data.draw(st.sampled_from(sorted(self.incident)))
+        self.other_source = None  # the fault meets one of the two: they would send its transitions at different polls
         self.emulator.fault('record', method='GET', path='/api/v1/incidents', record=self.unreadable, set=dict([field]))
 
     @precondition(lambda self: self.incident)
@@ -228,6 +231,16 @@ class EventSourceMachine(RuleBasedStateMachine):
         with open(self.state_file, encoding='utf-8') as handle:
             assert_no_secret(handle.read(), self.secrets)  # the state file holds no secret
         self.compare(events, previous_poll)
+        if self.other_source is not None:
+            foreign = [event for event in self.other_source.poll() if event['meta']['uuid'] not in self.uuids]
+            assert foreign == [], 'a transition sent by another source under a uuid of its own'
+
+    @precondition(lambda self: self.other_source is None and self.unreadable is None)
+    @rule()
+    def start_other_source(self):
+        """Another source (another rulebook, a second controller) starts on the account without a state file: what it
+        sends from its first poll on, this source sent under the same uuid (docs/eda.md, "One transition, one uuid")."""
+        self.other_source = self.source['Poller'](self.source['parse_args'](dict(self.args, state_file=None), environ={}))
 
     def teardown(self):
         if self.checked:  # what changed since the last poll is told too

@@ -37,13 +37,13 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
     if module == 'monitor':
         return module, draw(gen.monitors(name=name)) if draw(st.booleans()) else {'name': name, 'state': 'absent'}
     if module == 'monitors':
-        state = draw(st.sampled_from(['merged', 'replaced', 'overridden', 'deleted']))
-        config = [draw(gen.monitors(name=name, full=state != 'deleted'))]
-        if state == 'deleted':
-            return module, {'state': state, 'config': [{'name': name}]}
-        return module, dict({'state': state, 'config': config}, **draw(st.sampled_from([{}, {'unresolved_masks': 'leave_out'}])))
+        return module, draw(syncs(names, name))
     if module == 'incident':
-        args = {'monitor': name, 'state': draw(st.sampled_from(['present', 'acknowledged', 'resolved']))}
+        # By name, or by id: the account's monitors have ids 1, 2...; the next one is an id it lacks.
+        by_id = draw(st.sampled_from(['name', 'id', 'lacked']))
+        monitor = {'monitor': name} if by_id == 'name' else {'monitor_id': len(names) + 1} if by_id == 'lacked' \
+            else {'monitor_id': draw(st.integers(1, max(1, len(names))))}
+        args = dict(monitor, state=draw(st.sampled_from(['present', 'acknowledged', 'resolved', 'absent'])))
         args.update({key: draw(values) for key, values in INCIDENT_OPTIONS.items()})
         return module, args
     if module == 'monitor_info':
@@ -51,41 +51,83 @@ def tasks(draw, names, modules=('monitor', 'monitors', 'incident', 'monitor_info
     return module, dict({'monitor': name}, **draw(st.sampled_from([{}, {'status': 'unresolved'}, {'status': 'resolved'}])))
 
 
+# The forms of config each state takes (the others are bad input): absent, empty, or entries.
+CONFIGS = {'merged': ['empty', 'full'], 'replaced': ['empty', 'full'], 'overridden': ['full'], 'deleted': ['absent', 'empty', 'full'],
+           'gathered': ['absent']}
+
+
+@st.composite
+def syncs(draw, names, name):
+    """A task of monitors in any state, its config absent, empty or of entries (``name`` first, then names of ``names``
+    or new ones), entries of deleted naming monitors alone."""
+    state = draw(st.sampled_from(sorted(CONFIGS)))
+    form = draw(st.sampled_from(CONFIGS[state]))
+    if form == 'absent':
+        return dict({'state': state}, **draw(st.sampled_from([{}, {'reveal_secrets': True}] if state == 'gathered' else [{}])))
+    more = st.sampled_from(names) | gen.names() if names else gen.names()
+    listed = [name] + [each for each in draw(st.lists(more, max_size=2, unique_by=str.strip)) if each.strip() != name.strip()] \
+        if form == 'full' else []
+    config = [{'name': each} if state == 'deleted' else draw(gen.monitors(name=each)) for each in listed]
+    return dict({'state': state, 'config': config}, **draw(st.sampled_from([{}, {'unresolved_masks': 'leave_out'}] if state != 'deleted' else [{}])))
+
+
 EXPLAINED = ('no monitor is named', 'has no incident', 'differs only in case', 'the service refused', 'has already been taken',
              'to keep', 'masked', 'cannot be renamed')
-PLAIN = {'zone': None, 'ignore_case': False, 'clock': 0}
+PLAIN = {'zone': None, 'ignore_case': False, 'clock': 0, 'checked': []}
 MODES = st.fixed_dictionaries({'zone': st.sampled_from(gen.ZONES), 'ignore_case': st.booleans(),
-                               'clock': st.sampled_from([0, 0, -5, -40, 30])})
+                               'clock': st.sampled_from([0, 0, -5, -40, 30]), 'checked': gen.CHECKED})
 
 
 def start(emulator, mode, monitors, opened=()):
-    """The account of ``mode`` with ``monitors`` stored and an incident open on each of ``opened``."""
-    return fresh(emulator, stored=[gen.record(args) for args in monitors],
-                 incidents=[{'monitor': gen.record(args)['name'], 'started_at': '2020-01-01T00:00:00', 'cause': 'HTTP 500'}
-                            for args in opened], **mode)
+    """The account of ``mode`` with ``monitors`` stored, as the checker found each (``mode['checked']``), paused where
+    they ask it, and an incident open on each of ``opened``."""
+    mode = dict(mode)
+    checked = mode.pop('checked', ())
+    ids = fresh(emulator, stored=[gen.record(args) for args in monitors],
+                incidents=[{'monitor': gen.record(args)['name'], 'started_at': '2020-01-01T00:00:00', 'cause': 'HTTP 500'}
+                           for args in opened], **mode)
+    for monitor_id, args, status in zip(ids, monitors, checked):
+        if status and args.get('maintenance_start_at') != gen.NOW_WINDOW[0]:  # the checker leaves maintenance alone
+            emulator.check(monitor_id, status)
+    for monitor_id, args in zip(ids, monitors):
+        if gen.paused(args):
+            emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': 1})
+    emulator.clear_log()
+    return ids
 
 
 @budget(100)
 @given(mode=MODES, monitors=START, data=st.data())
 @example(mode=dict(PLAIN, clock=-5), monitors=[API], data=None).via('issue 35 item 12')
 @example(mode=dict(PLAIN, zone='America/New_York'), monitors=[dict(API, domain_alert_days=180)], data=None).via('issue 35 item 6')
+@example(mode=PLAIN, monitors=[API], data=('incident', {'monitor_id': 2, 'state': 'acknowledged'})).via(
+    'issue 45: an incident task for an id the account lacks is not "nothing to acknowledge"')
 def test_idempotence(emulator, connection, mode, monitors, data):
     """Any accepted input applied twice: the second run reports changed false and sends no write."""
     start(emulator, mode, monitors)
     tasks_ = [('incident', {'monitor': 'api', 'cause': 'x'}), ('incident', {'monitor': 'api', 'state': 'acknowledged'})] if data is None \
-        else [data.draw(tasks([args['name'] for args in monitors]), label='task')]
+        else [data] if isinstance(data, tuple) else [data.draw(tasks([args['name'] for args in monitors]), label='task')]
     if data is None:
         tasks_.append(('monitor', monitors[0]))
     for module, args in tasks_:
         first = run(connection, module, args)
         holds(not first.crash, 'no crash', task=args, crash=first.crash)
+        if args.get('monitor_id', 0) > len(monitors) and args.get('state') != 'absent':
+            holds(first.failed, 'an incident task for an id the account lacks fails', task=args, result=first.result)
+            holds('no monitor has the id %d' % args['monitor_id'] in first.msg, 'the failure names the id', msg=first.msg)
+            holds(not writes(emulator), 'an incident task for an id the account lacks writes nothing', task=args)
+            continue
         # Refusals the drawn state explains: no such monitor or incident, a name held in another case, a masked value with
         # nothing stored to keep. Any other is a refusal of accepted input.
         assume(not (first.failed and data is not None and any(reason in first.msg for reason in EXPLAINED)))
         holds(not first.failed, 'accepted input is applied', mode=mode, task=args, result=first.result)
         writes(emulator)
         second = run(connection, module, args)
-        holds(not second.failed and second.changed is False and not writes(emulator), 'idempotence', mode=mode, task=args,
+        holds(not second.failed, 'idempotence: the second run succeeds', mode=mode, task=args,
+              first=first.result, second=second.result)
+        holds(second.changed is False, 'idempotence: the second run changes nothing', mode=mode, task=args,
+              first=first.result, second=second.result)
+        holds(not writes(emulator), 'idempotence: the second run sends no write', mode=mode, task=args,
               first=first.result, second=second.result)
         holds(('after' in first.result) == bool(first.changed) or module != 'monitors',
               'a sync returns after when it changed the account', task=args, first=first.result)
@@ -108,7 +150,8 @@ def test_check_mode_predicts(emulator, connection, mode, monitors, opened, data)
     sent = writes(emulator)
     real = run(connection, module, args)
     holds(not sent, 'check mode sends no write', mode=mode, task=args, sent=sent)
-    holds(not check.crash and not real.crash, 'no crash', task=args, check=check.crash, real=real.crash)
+    holds(not check.crash, 'no crash in check mode', task=args, check=check.crash)
+    holds(not real.crash, 'no crash in the real run', task=args, real=real.crash)
     # What check mode cannot know, since it writes nothing: that the service refuses the write (a name its database
     # holds in another case). The real run then fails naming the refusal.
     assume(not (real.failed and not check.failed and 'the service refused' in real.msg))
@@ -134,8 +177,9 @@ MADE = ('id', 'created_at', 'updated_at', 'started_at', 'checked_at', 'status', 
 def made_aside(records):
     """Monitors without what the service makes (ids, times, status), lists in one order and null as empty (the service
     reads both alike): what a copy must hold."""
-    return sorted(({key: sorted(value or [], key=str) if key in ('request_headers', 'alerts') else value
-                    for key, value in record.items() if key not in MADE} for record in records), key=lambda item: item['name'])
+    return sorted((dict({key: sorted(value or [], key=str) if key in ('request_headers', 'alerts') else value
+                         for key, value in record.items() if key not in MADE}, paused=record['status'] == 'paused')
+                   for record in records), key=lambda item: item['name'])
 
 
 def unmasked_parts(records, reveal):
@@ -165,29 +209,33 @@ def unmasked_parts(records, reveal):
 @budget(80)
 @given(mode=MODES.map(lambda mode: dict(mode, clock=0)), monitors=START.filter(bool), source=st.sampled_from(['export', 'gathered', 'shown']),
        target=st.sampled_from(['monitor', 'merged', 'replaced', 'overridden', 'copy']), shuffle=st.booleans(), reveal=st.booleans(),
-       leave_out=st.booleans())
+       leave_out=st.booleans(), edit=st.sampled_from(gen.EDITS))
 @example(mode=PLAIN, monitors=[SLACK], source='shown', target='monitor', shuffle=False, reveal=False,
-         leave_out=False).via('issue 35 item 2: a masked webhook and password applied back')
+         leave_out=False, edit=None).via('issue 35 item 2: a masked webhook and password applied back')
 @example(mode=PLAIN, monitors=[SLACK, API], source='gathered', target='overridden', shuffle=False, reveal=False,
-         leave_out=False).via('issue 35 item 3: gathered then overridden keeps every alert')
+         leave_out=False, edit=None).via('issue 35 item 3: gathered then overridden keeps every alert')
 @example(mode=PLAIN, monitors=[SLACK], source='export', target='copy', shuffle=True, reveal=False,
-         leave_out=False).via('issue 35 item 4: an export keeps alerts (masked: refused whole in another account)')
+         leave_out=False, edit=None).via('issue 35 item 4: an export keeps alerts (masked: refused whole in another account)')
 @example(mode=PLAIN, monitors=[SLACK], source='export', target='copy', shuffle=False, reveal=True,
-         leave_out=False).via('issue 35 item 4: an export with reveal_secrets copies an account')
+         leave_out=False, edit=None).via('issue 35 item 4: an export with reveal_secrets copies an account')
 @example(mode=dict(PLAIN, zone='Europe/Berlin'), monitors=[dict(API, domain_alert_days=90), dict(SLACK, domain_alert_days=180)],
          source='gathered', target='replaced', shuffle=False, reveal=False,
-         leave_out=False).via('issue 35 item 6: domain_alert_days 90 and 180')
+         leave_out=False, edit=None).via('issue 35 item 6: domain_alert_days 90 and 180')
 @example(mode=PLAIN, monitors=[dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/health?api_key=K3Y')], source='export',
-         target='monitor', shuffle=False, reveal=False, leave_out=False).via('issue 35 item 10: a masked URL applies back')
+         target='monitor', shuffle=False, reveal=False, leave_out=False, edit=None).via('issue 35 item 10: a masked URL applies back')
 @example(mode=PLAIN, monitors=[SLACK, dict(API, url='https://admin:Sup3rS3cret@intranet.example.org/')], source='export',
-         target='copy', shuffle=False, reveal=False, leave_out=True).via('issue 44 item 1: a copy leaves out the masked parts alone')
+         target='copy', shuffle=False, reveal=False, leave_out=True, edit=None).via('issue 44 item 1: a copy leaves out the masked parts alone')
 @example(mode=PLAIN, monitors=[SLACK], source='gathered', target='overridden', shuffle=False, reveal=False,
-         leave_out=True).via('issue 44 item 1: a restore keeps every masked secret')
-def test_round_trip(emulator, connection, mode, monitors, source, target, shuffle, reveal, leave_out):
+         leave_out=True, edit=None).via('issue 44 item 1: a restore keeps every masked secret')
+@example(mode=PLAIN, monitors=[SLACK], source='gathered', target='replaced', shuffle=True, reveal=False,
+         leave_out=False, edit=None).via('issue 45: alerts given back in another order are the same alerts')
+def test_round_trip(emulator, connection, mode, monitors, source, target, shuffle, reveal, leave_out, edit):
     """What a read shows (monitor_info export or its list, monitors gathered) applied back (merged, replaced, overridden or
-    each through monitor) changes nothing and loses nothing stored, secrets included: the default reads are masked. Applied
-    to an empty account (copy) it recreates every monitor whole, or, masked, fails before any write; with
-    unresolved_masks=leave_out it copies all that is not masked and leaves out, and names, exactly what is."""
+    each through monitor) changes nothing and loses nothing stored, secrets included: the default reads are masked; with
+    a user name, password, header names or alert channels changed beside the masked values (``edit``), it changes those
+    alone, reports it, and applied again changes nothing. Applied to an empty account (copy) it recreates every monitor
+    whole, paused ones paused, or, masked, fails before any write; with unresolved_masks=leave_out it copies all that is
+    not masked and leaves out, and names, exactly what is."""
     start(emulator, mode, monitors)
     before = stored(emulator)
     reveal = reveal and source != 'shown'
@@ -195,25 +243,44 @@ def test_round_trip(emulator, connection, mode, monitors, source, target, shuffl
     read = run(connection, 'monitors', dict(state='gathered', **({'reveal_secrets': True} if reveal else {}))) if source == 'gathered' \
         else run(connection, 'monitor_info', dict(export=source == 'export', **({'reveal_secrets': True} if reveal else {})))
     holds(not read.failed, 'a read to apply back', source=source, reveal=reveal, result=read.result)
-    entries = reordered([{key: value for key, value in entry.items() if key in OPTIONS}
+    entries = reordered([gen.edited({key: value for key, value in entry.items() if key in OPTIONS}, None if target == 'copy' else edit)
                          for entry in read['monitors' if source == 'shown' else source]], shuffle)
     if target == 'copy':
         start(emulator, mode, [])
     masks = {'unresolved_masks': 'leave_out'} if leave_out else {}
-    runs = [run(connection, 'monitor', entry) for entry in entries] if target == 'monitor' \
-        else [run(connection, 'monitors', dict(masks, state='merged' if target == 'copy' else target, config=entries))]
+
+    def apply_back():
+        return [run(connection, 'monitor', entry) for entry in entries] if target == 'monitor' \
+            else [run(connection, 'monitors', dict(masks, state='merged' if target == 'copy' else target, config=entries))]
+    runs = apply_back()
     sent, after = writes(emulator), stored(emulator)
     shown = dict(mode=mode, entries=entries, sent=sent, results=[each.result for each in runs])
     told = sorted(((entry['name'], entry['option'], entry['key']) for entry in runs[0].get('left_out') or []), key=str)
-    if target != 'copy':
-        holds(not any(each.failed or each.changed for each in runs) and not sent and after == before and not told,
-              'round trip (%s applied with %s)' % (source, target), **shown)
+    expected = made_aside([gen.edited(record, edit) for record in before['monitors']])
+    edited = expected != made_aside(before['monitors'])
+    if target != 'copy' and not edited:
+        promise = 'round trip (%s applied with %s)' % (source, target)
+        holds(not any(each.failed or each.changed for each in runs), promise + ': no failure, no change', **shown)
+        holds(not sent, promise + ': no write', **shown)
+        holds(after == before, promise + ': the account as it was', **shown)
+        holds(not told, promise + ': nothing left out', told=told, **shown)
+    elif target != 'copy':
+        promise = 'round trip with %s changed (%s applied with %s)' % (edit, source, target)
+        holds(not any(each.failed for each in runs), promise + ': applied', **shown)
+        holds(any(each.changed for each in runs), promise + ': changed', **shown)
+        holds(made_aside(after['monitors']) == expected, promise + ': the change alone, secrets kept', expected=expected, **shown)
+        holds(not told, promise + ': nothing left out', told=told, **shown)
+        again = apply_back()
+        holds(not any(each.changed for each in again), promise + ': applied again, no change', again=[each.result for each in again])
+        holds(not writes(emulator), promise + ': applied again, no write', **shown)
     elif leave_out:
         kept, masked = unmasked_parts(before['monitors'], reveal)
-        holds(not runs[0].failed and made_aside(after['monitors']) == made_aside(kept), 'a copy holds all that is not masked', **shown)
+        holds(not runs[0].failed, 'a copy leaving out what is masked succeeds', **shown)
+        holds(made_aside(after['monitors']) == made_aside(kept), 'a copy holds all that is not masked', **shown)
         holds(told == masked, 'a copy names exactly what it left out', told=told, masked=masked, **shown)
     elif read.get('export_masked') or read.get('gathered_masked'):
-        holds(runs[0].failed and not sent, 'a masked export in another account fails before any write', **shown)
+        holds(runs[0].failed, 'a masked export in another account fails', **shown)
+        holds(not sent, 'a masked export in another account writes nothing', **shown)
     else:
         holds(made_aside(after['monitors']) == made_aside(before['monitors']), 'a copy holds every option', **shown)
 
@@ -390,5 +457,6 @@ def test_status_filters(emulator, connection, mode, monitors, seeded, touched, s
     pages = len([entry for entry in emulator.log() if entry['path'] == '/api/v1/incidents'])
     every = max(1, -(-len(account['incidents']) // per_page))
     needed = every if by_start else min(len(expected) // per_page + 1, every)  # up to the first ended one
-    holds(sorted(each['id'] for each in ongoing) == expected and pages == needed, 'incident_info ongoing', expected=expected,
-          ongoing=ongoing, pages=pages)
+    holds(sorted(each['id'] for each in ongoing) == expected, 'incident_info ongoing: the ongoing incidents', expected=expected,
+          ongoing=ongoing)
+    holds(pages == needed, 'incident_info ongoing: the pages read', pages=pages, needed=needed)

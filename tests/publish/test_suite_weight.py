@@ -10,7 +10,8 @@ import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_SUFFIXES = ('.py', '.yml', '.yaml', '.sh', '.j2', '.ini', '.cfg')
-MOST = 2.0
+# Twice the product, and room for the laws of every surface (issue 45): netbox.netbox's suite weighs 2.16.
+MOST = 2.2
 
 
 def lines(paths, suffixes):
@@ -23,7 +24,7 @@ def lines(paths, suffixes):
     return total
 
 
-def test_tests_weigh_at_most_twice_the_product():
+def test_tests_weigh_at_most_2_2_times_the_product():
     product = lines(['plugins', 'extensions'], ('.py',))
     tests = lines(['tests'], TEST_SUFFIXES)
     print('tests/: %d lines; product: %d lines; ratio %.2f' % (tests, product, tests / product))

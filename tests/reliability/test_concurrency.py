@@ -103,7 +103,8 @@ def test_five_hosts_five_forks_same_five_monitors(record_property):
                         ('incident POSTs (refused)', '%d (%d)' % (len(incident_posts), len(refused_posts(log, INCIDENTS))))):
         record_property(name, value)
     assert returncode == 0, output[-3000:]
-    assert len(fleet) == HOSTS and failed == 0, hosts
+    assert len(fleet) == HOSTS, hosts
+    assert failed == 0, hosts
     assert sorted(m['name'] for m in found) == NAMES
     assert len(incidents) == 1
     assert len([entry for entry in monitor_posts if entry['status'] == 201]) == len(NAMES)

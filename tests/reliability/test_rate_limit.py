@@ -87,7 +87,8 @@ def test_300_changes_under_the_rate_limit(record_property):
                         ('seconds (minimum)', '%.0f (%d)' % (seconds, minimum)), ('summary', summary)):
         record_property(name, value)
 
-    assert returncode == 0 and failed == 0, output[-4000:]
+    assert returncode == 0, output[-4000:]
+    assert failed == 0, output[-4000:]
     assert log, 'the playbook sent no request'
 
     expected = dict({'m%d' % index: 300 for index in range(100)}, **{'m%d' % index: 60 for index in range(200, 300)})

@@ -173,8 +173,10 @@ def test_transport(client, name, options, fragments, warning, tls_emulator, reco
     assert not outcome.crash, outcome
     assert outcome.failed is (fragments is not None), outcome
     if fragments:
-        assert '\n' not in outcome.msg.strip() and all(fragment in outcome.msg for fragment in fragments), outcome
+        assert '\n' not in outcome.msg.strip(), outcome
+        assert all(fragment in outcome.msg for fragment in fragments), outcome
         assert tls_emulator.log() == [], 'a request reached the service'
     shown = [w for w in outcome.warnings if 'api_url' in w or 'validate_certs' in w]
-    assert len(shown) == (1 if warning else 0) and all(warning.format(**names) in w for w in shown), outcome
+    assert len(shown) == (1 if warning else 0), outcome
+    assert all(warning.format(**names) in w for w in shown), outcome
     assert PRIMARY_KEY not in outcome.output + outcome.msg + ' '.join(outcome.warnings), 'the API key is shown'

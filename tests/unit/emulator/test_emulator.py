@@ -80,7 +80,8 @@ def test_names_are_unique_as_written_or_without_case_as_on_mysql(service, ignore
     found = service.api('GET', '/api/v1/monitors', params={'search': 'aPi'}).json['data']
     assert len(found) == (1 if ignore_case else 3)  # the search ignores case in both modes
     service.reset()  # names compared as written again
-    assert create_monitor(service, 'api') and create_monitor(service, 'API')
+    assert create_monitor(service, 'api')
+    assert create_monitor(service, 'API')
 
 
 def test_other_accounts_records_are_not_found(service):
@@ -95,7 +96,8 @@ def test_other_accounts_records_are_not_found(service):
     assert service.api('GET', '/api/v1/monitors').json['meta']['total'] == 0
     assert service.api('GET', '/api/v1/incidents').json['meta']['total'] == 0
     response = service.api('POST', '/api/v1/incidents', data={'monitor_id': foreign, 'started_at': stamp(60)})
-    assert response.status == 422 and response.json['message']['monitor_id'] == ['The selected monitor id is invalid.']
+    assert response.status == 422
+    assert response.json['message']['monitor_id'] == ['The selected monitor id is invalid.']
     assert show(service, 'monitors', foreign, api_key=OTHER_KEY)['name'] == 'web'
 
 
@@ -138,7 +140,8 @@ def test_lost_response_fault_after_processing(service, kind):
                             headers={'Authorization': 'Bearer %s' % PRIMARY_KEY, 'Accept': 'application/json'})
     assert (answer == DROPPED) is (kind in ('drop', 'truncated')), answer
     listing = service.api('GET', '/api/v1/monitors').json
-    assert listing['meta']['total'] == 1 and listing['data'][0]['name'] == 'web'
+    assert listing['meta']['total'] == 1
+    assert listing['data'][0]['name'] == 'web'
     assert (service.log()[0]['fault'], service.log()[0]['fault_when']) == (kind, 'after')
 
 

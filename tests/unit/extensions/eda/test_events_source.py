@@ -187,12 +187,15 @@ async def test_transient_failures_warn_and_back_off_or_wait_as_asked(emulator, s
         gate.set()
         await wait_for(lambda: len(queue) == 2)
     if wait:
-        assert wait in waits and told(caplog, 'as the service asks')
+        assert wait in waits
+        assert told(caplog, 'as the service asks')
         return
     warnings = [record.getMessage() for record in told(caplog, 'polling again') if record.levelno == logging.WARNING]
-    assert len(warnings) >= 3 and 'nothing is lost' in warnings[0]
+    assert len(warnings) >= 3
+    assert 'nothing is lost' in warnings[0]
     failed = [pause for pause in waits if pause != 2]  # 2, then about 4, then about 8 (with jitter)
-    assert len(failed) >= 2 and failed[1] > failed[0] > 1.5
+    assert len(failed) >= 2
+    assert failed[1] > failed[0] > 1.5
 
 
 @pytest.mark.asyncio
@@ -242,7 +245,8 @@ def test_an_incident_event_shows_the_incident_as_the_modules_do(source):
     # The status is derived by the service's rule (ended: resolved), whatever the record says; times in UTC with Z.
     assert (shown['id'], shown['monitor_id'], shown['monitor_name'], shown['status'], shown['duration']) == (3, 1, 'm1', 'resolved', 1800)
     assert (shown['started_at'], shown['ended_at'], 'url' in shown) == ('2026-01-01T10:00:00Z', '2026-01-01T10:30:00Z', False)
-    assert shown['monitor'] == events[-1]['uptime']['monitor'] and shown['monitor']['interval'] == 60
+    assert shown['monitor'] == events[-1]['uptime']['monitor']
+    assert shown['monitor']['interval'] == 60
 
 
 def test_emit_existing_sends_what_is_ongoing_with_the_uuids_of_the_live_events(source):
@@ -326,7 +330,8 @@ def test_the_floor_is_lookback_before_the_service_clock_and_vanished_ongoing_inc
     poller.client = later = PagedClient([[incident(4, T1, None, T3), incident(7, T0, None, T3), incident(6, T0, None, T2)]],
                                         {'/api/v1/incidents/1': incident(1, T0, None, T1)}, datetime.datetime(2026, 1, 1, 10, 25))
     events = poller.poll()
-    assert summary(events) == [('incident_resolved', 4, 'unresolved', 'resolved')] and events[0]['uptime']['late'] is True
+    assert summary(events) == [('incident_resolved', 4, 'unresolved', 'resolved')]
+    assert events[0]['uptime']['late'] is True
     assert later.requests == ['/api/v1/incidents', '/api/v1/incidents/1']
     poller = source['Poller'](settings, client=PagedClient([[incident(number, T0) for number in range(1, 26)]]))
     poller.poll()
@@ -347,12 +352,14 @@ def test_the_monitor_list_is_read_a_page_a_poll_and_a_change_seen_late_says_so(e
     for monitor_id in (1, 250):
         assert emulator.api('PUT', '/api/v1/monitors/%d' % monitor_id, data={'pause': 1}).status == 200
     first_page = poller.poll()
-    assert summary(first_page) == [('monitor_status_changed', 1, 'online', 'paused')] and not first_page[0]['uptime']['late']
+    assert summary(first_page) == [('monitor_status_changed', 1, 'online', 'paused')]
+    assert not first_page[0]['uptime']['late']
     time.sleep(1.1)  # timestamps have a resolution of one second: the next poll begins after the pause
     assert poller.poll() == []
     last_page = poller.poll()
     assert summary(last_page) == [('monitor_status_changed', 250, 'online', 'paused')]
-    assert last_page[0]['uptime']['late'] is True and last_page[0]['uptime']['at'] < last_page[0]['uptime']['seen_at']
+    assert last_page[0]['uptime']['late'] is True
+    assert last_page[0]['uptime']['at'] < last_page[0]['uptime']['seen_at']
     poller.last_poll -= 3  # as after a poll that took long, or a backoff: the whole list is due
     emulator.clear_log()
     poller.poll()
@@ -370,11 +377,13 @@ def test_incidents_held_back_after_their_first_page_are_read_later_and_never_tak
     while int(emulator.api('GET', '/api/v1/account').headers['X-RateLimit-Remaining']) > 51:
         pass  # other traffic of the account, until one request is left to spare
     events = poller.poll()
-    assert poller.held_back and len(poller.tracker.ongoing_ids()) == 151
+    assert poller.held_back
+    assert len(poller.tracker.ongoing_ids()) == 151
     assert [item[:2] for item in summary(events) if item[0].startswith('incident')] == [('incident_opened', 151)]
     poller.client.rate_limit = source['_client'].RateLimit()  # the count is renewed
     emulator.rate_limit(100)
-    assert ('incident_resolved', 1, 'unresolved', 'resolved') in summary(poller.poll()) and not poller.held_back
+    assert ('incident_resolved', 1, 'unresolved', 'resolved') in summary(poller.poll())
+    assert not poller.held_back
 
 
 def test_a_sweep_the_reserve_starves_reads_a_page_before_the_incidents_once_a_sweep_period(emulator, source):
@@ -391,8 +400,9 @@ def test_a_sweep_the_reserve_starves_reads_a_page_before_the_incidents_once_a_sw
             pass
         emulator.clear_log()
         events = poller.poll()
-        assert poller.held_back and [entry['path'] for entry in emulator.log()] == [
-            '/api/v1/monitors' if starved else '/api/v1/incidents']  # one request to spare, never below the reserve
+        assert poller.held_back
+        # one request to spare, never below the reserve
+        assert [entry['path'] for entry in emulator.log()] == ['/api/v1/monitors' if starved else '/api/v1/incidents']
     assert summary(events) == [('monitor_status_changed', 50, 'online', 'paused')]
     emulator.rate_limit(0)
     poller.client.rate_limit = source['_client'].RateLimit()
@@ -422,7 +432,8 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
         await wait_for(lambda: told(caplog, 'reading at full pace'))
     assert sorted(summary(queue)) == [('incident_opened', incident_id, None, 'unresolved'),
                                       ('monitor_status_changed', web, 'pending', 'offline')]
-    assert min(remaining) >= 5 and not [entry for entry in emulator.log() if entry['status'] == 429]
+    assert min(remaining) >= 5
+    assert not [entry for entry in emulator.log() if entry['status'] == 429]
     # Once each way per busy spell, never once per poll.
     assert len(told(caplog, 'kept for playbooks and people')) - len(told(caplog, 'reading at full pace')) in (0, 1)
     source['warn_reserve_above_limit'](make_poller(source, emulator.url, reserve=8))  # no count read yet: nothing to say
@@ -443,12 +454,15 @@ def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh
     tracker.incident_events([incident(1, T0)], [])
     source['save_state'](tracker, path)
     same = source['Tracker']('https://a.example', account='account-a')
-    assert source['load_state'](same, path) and list(same.incidents) == [1]
+    assert source['load_state'](same, path)
+    assert list(same.incidents) == [1]
     with open(path, encoding='utf-8') as handle:
         state = json.load(handle)
     if change:
         with open(path, 'w', encoding='utf-8') as handle:
             handle.write(change(state) if isinstance(change(state), str) else json.dumps(change(state)))
     other = source['Tracker'](url, account=account)
-    assert not source['load_state'](other, path) and other.incidents is None  # not read as the others' deletions
-    assert words in caplog.text and (change or 'new baseline' in caplog.text)
+    assert not source['load_state'](other, path)
+    assert other.incidents is None  # not read as the others' deletions
+    assert words in caplog.text
+    assert change or 'new baseline' in caplog.text

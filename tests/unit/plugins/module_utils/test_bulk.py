@@ -97,7 +97,8 @@ def test_merged_plans_create_update_and_nothing_with_the_monitor_normalisation()
     assert kinds(actions) == {'same': 'none', 'moved': 'update', 'new': 'create'}
     moved = actions[1]
     assert moved.changed_keys == ['interval']
-    assert moved.after['interval'] == 60 and moved.after['url'] == 'https://moved.example.com/'
+    assert moved.after['interval'] == 60
+    assert moved.after['url'] == 'https://moved.example.com/'
     assert actions[2].changed_keys == ['name', 'url', 'interval', 'paused']
 
 
@@ -210,21 +211,25 @@ def fleet(count, **values):
 
 def test_one_read_then_one_write_a_monitor_of_the_changed_keys(service):
     result = run(service, 'merged', fleet(120))
-    assert result['changed'] is True and result['summary']['created'] == 120
+    assert result['changed'] is True
+    assert result['summary']['created'] == 120
     # One page (the account was empty), one POST a monitor.
-    assert requests_by_method(service) == {'GET': 1, 'POST': 120} and result['summary']['requests'] == 121
+    assert requests_by_method(service) == {'GET': 1, 'POST': 120}
+    assert result['summary']['requests'] == 121
     service.clear_log()
     config = fleet(120)
     for item in config[:3]:
         item['interval'] = 60
     result = run(service, 'merged', config)
     # Two pages of 100, one PUT of the changed key a changed monitor.
-    assert result['summary']['updated'] == 3 and requests_by_method(service) == {'GET': 2, 'PUT': 3}
+    assert result['summary']['updated'] == 3
+    assert requests_by_method(service) == {'GET': 2, 'PUT': 3}
     assert all('per_page=100' in logged['query'] for logged in service.log() if logged['method'] == 'GET')
     assert all(logged['form'] == {'interval': '60'} for logged in service.writes())
     changed = [change for change in result['changes'] if change['action'] == 'update']
     assert {change['name'] for change in changed} == {'m000', 'm001', 'm002'}
-    assert all(change['changed_keys'] == ['interval'] and change['status'] == 'done' for change in changed)
+    assert [change['changed_keys'] for change in changed] == [['interval']] * len(changed)
+    assert [change['status'] for change in changed] == ['done'] * len(changed)
     assert {view['name']: view['interval'] for view in result['after']}['m000'] == 60
 
 
@@ -244,11 +249,14 @@ def test_a_failed_write_is_reported_with_what_the_service_holds(service):
     service.fault('status', status=500, method='PUT', path='/api/v1/monitors/%d' % ids['m003'])
     service.clear_log()
     result = run(service, 'merged', config)
-    assert result['failed'] is True and result['changed'] is True
-    assert result['summary']['updated'] == 5 and result['summary']['failed'] == 1
+    assert result['failed'] is True
+    assert result['changed'] is True
+    assert result['summary']['updated'] == 5
+    assert result['summary']['failed'] == 1
     failed = [change for change in result['changes'] if change['status'] == 'failed']
     assert [change['name'] for change in failed] == ['m003']
-    assert 'HTTP 500' in failed[0]['msg'] and "'m003'" in result['msg']
+    assert 'HTTP 500' in failed[0]['msg']
+    assert "'m003'" in result['msg']
     assert {view['name']: view['interval'] for view in result['after']}['m003'] == 300
 
 
@@ -260,7 +268,8 @@ def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_whe
     service.fault(kind, status=status, method='POST', path='/api/v1/monitors')
     config = [web('kept', interval=60), web('bad'), web('good')]
     result = run(service, 'overridden', config, workers=1)
-    assert result['summary']['failed'] == 1 and result['summary']['created'] == 1
+    assert result['summary']['failed'] == 1
+    assert result['summary']['created'] == 1
     lines = result['msg'].splitlines()
     assert lines[0] == "1 of 4 writes failed; written: created 'good'; updated 'kept'; deleted 'gone'"
     assert lines[1].startswith("create 'bad': POST /api/v1/monitors failed: HTTP %d" % status)
@@ -275,8 +284,11 @@ def test_a_refusal_mid_sync_names_what_was_written_and_promises_a_rerun_only_whe
 def test_a_failure_every_write_would_repeat_stops_the_writes(service):
     service.fault('status', status=401, method='POST')
     result = run(service, 'merged', fleet(5), workers=1)
-    assert result['failed'] is True and 'not attempted' in result['msg']
-    assert result['summary']['failed'] == 1 and result['summary']['not_attempted'] == 4 and len(service.writes()) == 1
+    assert result['failed'] is True
+    assert 'not attempted' in result['msg']
+    assert result['summary']['failed'] == 1
+    assert result['summary']['not_attempted'] == 4
+    assert len(service.writes()) == 1
 
 
 def test_overridden_and_deleted_delete_with_one_request_each_and_a_lost_answer_is_confirmed_by_a_read(service):
@@ -287,7 +299,8 @@ def test_overridden_and_deleted_delete_with_one_request_each_and_a_lost_answer_i
     assert requests_by_method(service) == {'GET': 1, 'DELETE': 3}
     service.clear_log()
     result = run(service, 'deleted', [entry('m000'), entry('absent')])
-    assert result['summary']['deleted'] == 1 and result['summary']['unchanged'] == 1
+    assert result['summary']['deleted'] == 1
+    assert result['summary']['unchanged'] == 1
     assert [view['name'] for view in result['after']] == ['m001']
     assert requests_by_method(service) == {'GET': 1, 'DELETE': 1}
     # A delete whose answer is lost is confirmed by a read.
@@ -295,7 +308,8 @@ def test_overridden_and_deleted_delete_with_one_request_each_and_a_lost_answer_i
     service.fault('status', status=500, method='DELETE', when='after')
     service.clear_log()
     result = run(service, 'overridden', fleet(1))
-    assert 'failed' not in result and result['summary']['deleted'] == 1
+    assert 'failed' not in result
+    assert result['summary']['deleted'] == 1
     assert requests_by_method(service) == {'GET': 2, 'DELETE': 1}
 
 
@@ -308,12 +322,16 @@ def test_overridden_with_an_empty_config_is_refused_and_deleted_without_config_d
     service.clear_log()
     with pytest.raises(ValidationError) as caught:
         run(service, 'overridden', [])
-    assert caught.value.field == 'config' and 'state=deleted without config' in str(caught.value)
+    assert caught.value.field == 'config'
+    assert 'state=deleted without config' in str(caught.value)
     assert run(service, 'deleted', [])['changed'] is False
     assert requests_by_method(service) == {'GET': 1}
     planned = run(service, 'deleted', None, check_mode=True)
-    assert planned['summary']['deleted'] == 3 and 'would delete every monitor of the account: 3' in planned['msg']
+    assert planned['summary']['deleted'] == 3
+    assert 'would delete every monitor of the account: 3' in planned['msg']
     assert planned['diff']['after_header'] == 'planned changes (check mode: nothing was written)'
     assert service.writes() == []
     done = run(service, 'deleted', None)
-    assert done['summary']['deleted'] == 3 and done['after'] == [] and done['msg'] == 'deleted every monitor of the account: 3'
+    assert done['summary']['deleted'] == 3
+    assert done['after'] == []
+    assert done['msg'] == 'deleted every monitor of the account: 3'

@@ -35,7 +35,9 @@ def failure(call, *args):
     with pytest.raises(UptimeApiError) as caught:
         call(*args)
     message = str(caught.value)
-    assert '\n' not in message and 'Traceback' not in message and PRIMARY_KEY not in message
+    assert '\n' not in message
+    assert 'Traceback' not in message
+    assert PRIMARY_KEY not in message
     return caught.value, message
 
 
@@ -47,7 +49,9 @@ def failure(call, *args):
 def test_a_refusal_reads_as_what_it_is_without_the_key(emulator, key, status, text):
     client, dummy = make_client(emulator.url, key=key)
     error, message = failure(client.get, '/api/v1/monitors/99')
-    assert error.status == status and message.startswith(text) and 'secret-wrong-key-42' not in message, message
+    assert error.status == status, message
+    assert message.startswith(text), message
+    assert 'secret-wrong-key-42' not in message, message
 
 
 def get_one(client):
@@ -150,7 +154,8 @@ def test_every_request_carries_auth_accept_and_user_agent_and_a_redirect_to_logi
     assert (headers['Authorization'], headers['Accept'], headers['User-Agent']) == (
         'Bearer header-key-1234', 'application/json', USER_AGENT)
     message = failure(client.get, '/api/v1/monitors')[1]
-    assert 'authentication failed: check api_key' in message and 'header-key-1234' not in message
+    assert 'authentication failed: check api_key' in message
+    assert 'header-key-1234' not in message
 
 
 @pytest.mark.parametrize('base, params, bodies, paths', [
@@ -194,7 +199,8 @@ def test_only_the_services_own_not_found_answer_reads_as_absent(scripted, body, 
             assert call() in (None, False)
             continue
         error, message = failure(call)
-        assert error.status == 404 and not error.not_found
+        assert error.status == 404
+        assert not error.not_found
         assert 'a wrong address or a proxy answered; api_url must be the base address' in message
 
 
@@ -216,10 +222,13 @@ def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator,
              'PUT': lambda: client.update('/api/v1/monitors/7', {'interval': 60})}
     error, message = failure(calls[method])
     hint = API_URL_HINT + (' (it has the path %s)' % base if base else '')
-    assert message.startswith('%s %s/api/v1/monitors' % (method, base)) and words in message, message
-    assert 'a wrong address or a proxy answered; ' + hint in message and message.rstrip(')').endswith(hint.rstrip(')')), message
+    assert message.startswith('%s %s/api/v1/monitors' % (method, base)), message
+    assert words in message, message
+    assert 'a wrong address or a proxy answered; ' + hint in message, message
+    assert message.rstrip(')').endswith(hint.rstrip(')')), message
     # Refused before the service: no write can have been applied, and only a success's odd body is worth a retry.
-    assert not error.ambiguous and error.transient is (error.status == 200), message
+    assert not error.ambiguous, message
+    assert error.transient is (error.status == 200), message
     emulator.clear_faults()
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == []
 
@@ -239,8 +248,10 @@ def test_a_success_that_is_not_the_services_json_says_whether_api_url_may_be_wro
     handler.answers = [(200, headers, body)] * 2
     client, dummy = make_client(url, retries=1)
     error, message = failure(client.get, '/api/v1/monitors')
-    assert message.startswith('GET /api/v1/monitors failed: HTTP 200: the answer is ') and '(2 attempts)' in message
-    assert ('api_url' in message) is names_api_url and error.transient, message
+    assert message.startswith('GET /api/v1/monitors failed: HTTP 200: the answer is ')
+    assert '(2 attempts)' in message
+    assert ('api_url' in message) is names_api_url, message
+    assert error.transient, message
 
 
 def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_never_spent(emulator):
@@ -253,22 +264,31 @@ def test_every_answer_tells_what_is_left_of_the_rate_limit_and_a_reserve_is_neve
         client.get('/api/v1/monitors/1')
     assert (client.rate_limit.limit, client.rate_limit.known_remaining()) == (5, 2)
     error, message = failure(client.get, '/api/v1/monitors/1')
-    assert error.held_back and error.transient and not error.ambiguous
+    assert error.held_back
+    assert error.transient
+    assert not error.ambiguous
     assert 0 < error.retry_after <= 60
-    assert 'not sent' in message and '2 requests left' in message and '2 are kept' in message
-    assert len(emulator.log()) == 3 and sleep.waits == []
+    assert 'not sent' in message
+    assert '2 requests left' in message
+    assert '2 are kept' in message
+    assert len(emulator.log()) == 3
+    assert sleep.waits == []
 
 
 def test_what_was_read_of_the_rate_limit_holds_until_the_window_renews():
     now = [100.0]
     limit = RateLimit(clock=lambda: now[0])
-    assert limit.may_send(keep=50) and limit.seconds_until_renewed() == 0
+    assert limit.may_send(keep=50)
+    assert limit.seconds_until_renewed() == 0
     limit.observe({'X-RateLimit-Limit': '120', 'X-RateLimit-Remaining': '31'})
-    assert limit.may_send(keep=30) and not limit.may_send(keep=31)
+    assert limit.may_send(keep=30)
+    assert not limit.may_send(keep=31)
     now[0] += 59
-    assert not limit.may_send(keep=31) and limit.seconds_until_renewed() == pytest.approx(1)
+    assert not limit.may_send(keep=31)
+    assert limit.seconds_until_renewed() == pytest.approx(1)
     now[0] += 1
-    assert limit.may_send(keep=31) and limit.known_remaining() is None
+    assert limit.may_send(keep=31)
+    assert limit.known_remaining() is None
     limit.observe({})  # an answer without the headers (a proxy's) tells nothing
     assert limit.limit == 120
 
@@ -293,8 +313,10 @@ def test_an_unknown_ca_fails_naming_the_problem_and_the_options(https_server, pk
     error, message = failure(client.create, '/api/v1/monitors', {'name': 'web'})
     assert message.startswith('POST /api/v1/monitors failed: request not sent: the TLS certificate of %s is not '
                               'trusted (' % https_server.url)
-    assert 'ca_path' in message and 'validate_certs: false' in message
-    assert not error.ambiguous and fake.waits == []
+    assert 'ca_path' in message
+    assert 'validate_certs: false' in message
+    assert not error.ambiguous
+    assert fake.waits == []
     assert https_server.received == []
 
 
@@ -330,7 +352,8 @@ def test_tls_faults_fail_at_once_in_one_line(https_server, pki, kind, fragments)
     assert message.startswith('PUT /api/v1/monitors/1 failed: request not sent: ')
     for fragment in fragments:
         assert fragment in message
-    assert fake.waits == [] and not error.ambiguous
+    assert fake.waits == []
+    assert not error.ambiguous
     assert https_server.received == []
 
 
@@ -348,7 +371,9 @@ def test_what_cannot_work_fails_at_once_naming_why(https_server, tmp_path, case,
                         'ca_path without a certificate': (https_server.url, {'ca_path': str(bundle)})}[case]
         client, fake = make_client(url, **options)
         error, message = failure(client.get, '/api/v1/monitors')
-    assert all(fragment in message for fragment in fragments) and fake.waits == [] and not error.ambiguous, message
+    assert all(fragment in message for fragment in fragments), message
+    assert fake.waits == [], message
+    assert not error.ambiguous, message
     assert https_server.received == []
 
 
@@ -369,9 +394,13 @@ def test_what_cannot_work_fails_at_once_naming_why(https_server, tmp_path, case,
 ])
 def test_transport_warnings(url, validate_certs, expected):
     warnings = transport_warnings(url, validate_certs)
-    assert len(warnings) == len(expected) and all(warning.startswith(start) for warning, start in zip(warnings, expected))
-    assert all(PRIMARY_KEY not in warning and 'admin' not in warning for warning in warnings), warnings
-    assert all('API key' in warning and 'unencrypted' in warning for warning in warnings if 'uses http://' in warning)
+    assert len(warnings) == len(expected)
+    assert all(warning.startswith(start) for warning, start in zip(warnings, expected))
+    assert [warning for warning in warnings if PRIMARY_KEY in warning] == []
+    assert [warning for warning in warnings if 'admin' in warning] == []
+    plain = [warning for warning in warnings if 'uses http://' in warning]
+    assert [warning for warning in plain if 'API key' not in warning] == []
+    assert [warning for warning in plain if 'unencrypted' not in warning] == []
 
 
 def test_origin_names_scheme_host_and_port_only():
@@ -411,9 +440,12 @@ def test_a_refused_address_is_named_with_the_attempts_bounded_by_the_budget_and_
     assert message.startswith('GET /api/v1/monitors failed: connection refused by http://127.0.0.1:%d (' % closed_port)
     assert message.endswith('s): is the service running there, and is api_url right?'), message
     attempts = int(message.split('(')[1].split(' ')[0])
-    assert attempts == len(fake.waits) + 1 and attempts < 11 and (retries == 10 or attempts == 3), message
+    assert attempts == len(fake.waits) + 1, message
+    assert attempts < 11, message
+    assert retries == 10 or attempts == 3, message
     if retries == 10:  # the budget ends the attempts first
-        assert sum(fake.waits) == pytest.approx(UNREACHABLE_BUDGET) and '%.1f s)' % UNREACHABLE_BUDGET in message
+        assert sum(fake.waits) == pytest.approx(UNREACHABLE_BUDGET)
+        assert '%.1f s)' % UNREACHABLE_BUDGET in message
     else:
         assert sum(fake.waits) < UNREACHABLE_BUDGET
 
@@ -421,10 +453,12 @@ def test_a_refused_address_is_named_with_the_attempts_bounded_by_the_budget_and_
 def test_a_refused_post_is_retried_never_ambiguous_and_the_budget_is_shared_by_the_requests_to_one_address(closed_port):
     client, fake = make_client('http://127.0.0.1:%d' % closed_port, retries=5)
     error, dummy = failure(client.create, '/api/v1/monitors', {'name': 'x'})
-    assert not error.ambiguous and fake.waits
+    assert not error.ambiguous
+    assert fake.waits
     waited = len(fake.waits)
     dummy, message = failure(client.get, '/api/v1/monitors')
-    assert len(fake.waits) == waited and 'attempts' not in message
+    assert len(fake.waits) == waited
+    assert 'attempts' not in message
 
 
 @pytest.mark.parametrize('down_for', [0.7, 3.0, UNREACHABLE_BUDGET - 0.5])

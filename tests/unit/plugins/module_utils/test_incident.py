@@ -58,7 +58,8 @@ def test_desired_converts_offsets_to_utc_and_drops_fractions_and_the_duration_fo
     assert desired == {'monitor_id': 3, 'started_at': '2026-01-01T10:00:00Z',
                        'acknowledged_at': '2026-01-01T10:05:00Z', 'ended_at': '2026-01-01T10:30:00Z'}
     # The duration is in seconds, and null while ongoing.
-    assert duration(desired) == 1800 and duration(dict(desired, ended_at=None)) is None
+    assert duration(desired) == 1800
+    assert duration(dict(desired, ended_at=None)) is None
 
 
 @pytest.mark.parametrize('check, values, field, fragment', [
@@ -108,10 +109,14 @@ def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
     # Strings and a plain monitor id are read as the numbers they are.
     view = INCIDENTS.record_view(service_record(id='9', monitor=None, monitor_id='4', ended_at='2026-01-01T11:00:00Z'))
     assert (view['id'], view['monitor_id'], view['monitor'], view['monitor_name']) == (9, 4, None, None)
-    assert view['status'] == 'resolved' and view['duration'] == 3600
+    assert view['status'] == 'resolved'
+    assert view['duration'] == 3600
     # A predicted incident has no id and takes the known monitor.
     view = INCIDENTS.view({'monitor_id': 4, 'started_at': T10}, None, IncidentLookup(None, 4, service_record()['monitor']))
-    assert view['id'] is None and view['status'] == 'unresolved' and view['monitor_name'] == 'shop' and view['monitor']['request_auth_password'] == MASK
+    assert view['id'] is None
+    assert view['status'] == 'unresolved'
+    assert view['monitor_name'] == 'shop'
+    assert view['monitor']['request_auth_password'] == MASK
 
 
 @pytest.fixture
@@ -137,7 +142,8 @@ def refused(service, client, field, *fragments, **values):
     with pytest.raises(ValidationError) as caught:
         run(service, client, **values)
     message = str(caught.value)
-    assert caught.value.field == field and all(fragment in message for fragment in fragments), message
+    assert caught.value.field == field, message
+    assert all(fragment in message for fragment in fragments), message
     assert not service.writes(), 'a refused task wrote'
     return message
 
@@ -145,13 +151,18 @@ def refused(service, client, field, *fragments, **values):
 def test_create_by_monitor_name_or_id(service, client, monitor_id):
     created, log, writes = run(service, client, monitor='shop', started_at='2026-01-01T11:00:00+01:00', cause='db')
     incident = created['incident']
-    assert created['changed'] and incident['monitor_id'] == monitor_id and incident['monitor_name'] == 'shop'
-    assert incident['started_at'] == '2026-01-01T10:00:00Z' and incident['status'] == 'unresolved'
+    assert created['changed']
+    assert incident['monitor_id'] == monitor_id
+    assert incident['monitor_name'] == 'shop'
+    assert incident['started_at'] == '2026-01-01T10:00:00Z'
+    assert incident['status'] == 'unresolved'
     assert incident['monitor']['request_auth_password'] == MASK
-    assert [entry['method'] for entry in log] == ['GET', 'GET', 'POST', 'GET'] and len(writes) == 1
+    assert [entry['method'] for entry in log] == ['GET', 'GET', 'POST', 'GET']
+    assert len(writes) == 1
     other = add_monitor(service, 'api')
     created, log, writes = run(service, client, monitor_id=other, started_at=T10)
-    assert created['changed'] and created['incident']['monitor_name'] == 'api'
+    assert created['changed']
+    assert created['incident']['monitor_name'] == 'api'
     # No incident of the monitor tells that it exists: it is read once.
     assert [(entry['method'], entry['path']) for entry in log] == [
         ('GET', '/api/v1/incidents'), ('GET', '/api/v1/monitors/%d' % other), ('POST', '/api/v1/incidents'),
@@ -163,8 +174,11 @@ def test_natural_key_matches_to_the_second_among_many_in_one_request(service, cl
            for day in range(1, 13)]
     for started_at, wanted in (('2026-01-01T10:00:00.900Z', ids[0]), ('2026-01-02T10:00:00', ids[1])):
         found, log, writes = run(service, client, monitor_id=monitor_id, started_at=started_at)
-        assert not found['changed'] and found['incident']['id'] == wanted and not writes
-        assert len(log) == 1 and log[0]['path'] == '/api/v1/incidents'
+        assert not found['changed']
+        assert found['incident']['id'] == wanted
+        assert not writes
+        assert len(log) == 1
+        assert log[0]['path'] == '/api/v1/incidents'
         assert parse_qs(log[0]['query'])['monitor_id'] == [str(monitor_id)]
 
 
@@ -172,19 +186,28 @@ def test_the_ongoing_incident_is_acknowledged_then_resolved(service, client, mon
     open_incident(service, monitor_id, T10, ended_at='2026-01-01T10:30:00')
     ongoing = open_incident(service, monitor_id, '2026-01-02T10:00:00')
     acked, log, writes = run(service, client, monitor='shop', state='acknowledged')
-    assert acked['changed'] and acked['incident']['id'] == ongoing
-    assert acked['incident']['status'] == 'acknowledged' and acked['incident']['acknowledged_at']
-    assert [entry['method'] for entry in log] == ['GET', 'GET', 'PUT'] and set(writes[0]['form']) == {'acknowledged_at'}
+    assert acked['changed']
+    assert acked['incident']['id'] == ongoing
+    assert acked['incident']['status'] == 'acknowledged'
+    assert acked['incident']['acknowledged_at']
+    assert [entry['method'] for entry in log] == ['GET', 'GET', 'PUT']
+    assert set(writes[0]['form']) == {'acknowledged_at'}
     resolved, log, writes = run(service, client, monitor_id=monitor_id, state='resolved', comment='fixed')
-    assert resolved['changed'] and resolved['incident']['status'] == 'resolved'
+    assert resolved['changed']
+    assert resolved['incident']['status'] == 'resolved'
     assert resolved['incident']['acknowledged_at'] == acked['incident']['acknowledged_at']
     assert set(writes[0]['form']) == {'ended_at', 'comment'}
     # No ongoing incident any more: the re-run checks the latest one and changes nothing.
     rerun, log, writes = run(service, client, monitor_id=monitor_id, state='resolved', comment='fixed')
-    assert not rerun['changed'] and rerun['incident']['id'] == ongoing and len(log) == 1 and not writes
+    assert not rerun['changed']
+    assert rerun['incident']['id'] == ongoing
+    assert len(log) == 1
+    assert not writes
     assert rerun['msg'].startswith('monitor id %d has no ongoing incident: nothing to resolve' % monitor_id)
     acked, dummy, writes = run(service, client, monitor_id=monitor_id, state='acknowledged')
-    assert not acked['changed'] and not writes and 'nothing to acknowledge' in acked['msg']
+    assert not acked['changed']
+    assert not writes
+    assert 'nothing to acknowledge' in acked['msg']
     # Acknowledging "on it" now would record nothing (the resolution replaced the comment): refused.
     refused(service, client, 'comment', "monitor 'shop' has no ongoing incident to acknowledge: its latest incident "
             "(id %d) ended at" % ongoing, 'comment would not be recorded on it', 'give id to change a past incident',
@@ -197,12 +220,16 @@ def test_without_an_ongoing_incident_present_opens_one_started_now(service, clie
     past = open_incident(service, monitor_id, T10, ended_at='2026-01-01T10:30:00', comment='old')
     # A task that asks what the latest incident holds is a re-run after that incident ended: it opens nothing.
     rerun, dummy, writes = run(service, client, monitor_id=monitor_id, comment='old')
-    assert not rerun['changed'] and rerun['incident']['id'] == past and not writes
+    assert not rerun['changed']
+    assert rerun['incident']['id'] == past
+    assert not writes
     assert 'no incident opened' in rerun['msg']
     before = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
     opened, dummy, writes = run(service, client, monitor_id=monitor_id, comment='late note')
     after = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None, microsecond=0)
-    assert opened['changed'] and opened['incident']['id'] != past and [entry['method'] for entry in writes] == ['POST']
+    assert opened['changed']
+    assert opened['incident']['id'] != past
+    assert [entry['method'] for entry in writes] == ['POST']
     started = datetime.datetime.strptime(to_utc_timestamp(opened['incident']['started_at']), '%Y-%m-%dT%H:%M:%SZ')
     assert before <= started <= after
     assert service.api('GET', '/api/v1/incidents/%d' % past).json['data']['comment'] == 'old'
@@ -220,7 +247,9 @@ def test_a_monitor_without_incidents_gets_one_started_now(service, client, monit
     refused(service, client, 'comment', "monitor 'shop' has no incident: nothing to acknowledge, so comment would not "
             "be recorded", monitor='shop', state='acknowledged', comment='on it')
     opened, dummy, writes = run(service, client, monitor_id=monitor_id, cause='db')
-    assert opened['changed'] and opened['incident']['cause'] == 'db' and opened['incident']['status'] == 'unresolved'
+    assert opened['changed']
+    assert opened['incident']['cause'] == 'db'
+    assert opened['incident']['status'] == 'unresolved'
     assert set(writes[0]['form']) == {'monitor_id', 'started_at', 'cause'}
 
 
@@ -238,7 +267,9 @@ def test_appended_comments_keep_the_acknowledgement_and_are_not_appended_twice(s
     for state, text in (('acknowledged', 'on it'), ('resolved', 'pool raised')):
         again, dummy, writes = run(service, client, monitor_id=monitor_id, state=state, comment=text,
                                    comment_mode='append')
-        assert not again['changed'] and not writes and again['incident']['comment'] == comment, state
+        assert not again['changed'], state
+        assert not writes, state
+        assert again['incident']['comment'] == comment, state
 
 
 def test_appending_an_empty_comment_keeps_the_comment(service, client, monitor_id):
@@ -249,7 +280,8 @@ def test_appending_an_empty_comment_keeps_the_comment(service, client, monitor_i
         assert result['incident']['comment'] == 'operator notes'
         assert all('comment' not in write['form'] for write in writes), state
     stored = service.api('GET', '/api/v1/incidents/%d' % incident_id).json['data']
-    assert stored['comment'] == 'operator notes' and stored['acknowledged_at']
+    assert stored['comment'] == 'operator notes'
+    assert stored['acknowledged_at']
 
 
 @pytest.mark.parametrize('stored, values, field, fragment', [
@@ -284,7 +316,9 @@ def test_what_the_stored_incident_rules_out_is_refused_before_any_write(
 def test_an_unknown_id_is_refused_before_any_write(service, client, monitor_id):
     with pytest.raises(UptimeApiError) as caught:
         run(service, client, id=999, monitor_id=monitor_id, cause='x')
-    assert caught.value.status == 404 and 'chosen id' in str(caught.value) and not service.writes()
+    assert caught.value.status == 404
+    assert 'chosen id' in str(caught.value)
+    assert not service.writes()
 
 
 @pytest.mark.parametrize('task, changed', [
@@ -349,16 +383,22 @@ def test_absent_by_each_identity(service, client, monitor_id):
     first = open_incident(service, monitor_id, T10, ended_at='2026-01-01T10:30:00')
     ongoing = open_incident(service, monitor_id, '2026-01-02T10:00:00')
     gone, dummy, writes = run(service, client, monitor='shop', state='absent')
-    assert gone['changed'] and writes[0]['path'] == '/api/v1/incidents/%d' % ongoing
+    assert gone['changed']
+    assert writes[0]['path'] == '/api/v1/incidents/%d' % ongoing
     # Only the ongoing incident is addressed by a monitor alone: the past one stays.
     again, dummy, writes = run(service, client, monitor='shop', state='absent')
-    assert not again['changed'] and not writes
+    assert not again['changed']
+    assert not writes
     gone, dummy, writes = run(service, client, monitor_id=monitor_id, started_at=T10, state='absent')
-    assert gone['changed'] and writes[0]['path'] == '/api/v1/incidents/%d' % first
+    assert gone['changed']
+    assert writes[0]['path'] == '/api/v1/incidents/%d' % first
     again, log, writes = run(service, client, id=first, state='absent')
-    assert not again['changed'] and again['incident'] == {} and len(log) == 1
+    assert not again['changed']
+    assert again['incident'] == {}
+    assert len(log) == 1
     unknown, log, writes = run(service, client, monitor='nope', state='absent')
-    assert not unknown['changed'] and not writes
+    assert not unknown['changed']
+    assert not writes
 
 
 @pytest.mark.parametrize('check_mode', [True, False])
@@ -378,11 +418,15 @@ def test_deleting_the_ongoing_incident_of_a_paused_monitor_keeps_the_pause(servi
 def test_stringly_answers_the_monitor_name_by_id_and_an_equal_end_in_another_zone_compare_equal(service, client, monitor_id):
     ended = open_incident(service, monitor_id, T10, ended_at='2026-01-01T10:30:00')
     same, log, writes = run(service, client, id=ended, monitor='shop', ended_at='2026-01-01T11:30:00+01:00')
-    assert not same['changed'] and len(log) == 1 and not writes
+    assert not same['changed']
+    assert len(log) == 1
+    assert not writes
     incident_id = open_incident(service, monitor_id, T11, cause='db')
     service.quirks(stringly=True)
     same, dummy, writes = run(service, client, monitor_id=monitor_id, cause='db')
-    assert not same['changed'] and same['incident']['id'] == incident_id and not writes
+    assert not same['changed']
+    assert same['incident']['id'] == incident_id
+    assert not writes
     assert same['incident']['monitor_id'] == monitor_id
 
 
@@ -407,17 +451,20 @@ def test_now_works_in_the_hour_repeated_when_daylight_saving_time_ends(service, 
     # The last second before the repeated hour's second occurrence: the latest time the service can be sent.
     assert acknowledged['incident']['acknowledged_at'] == '2025-11-02T05:59:59Z'
     assert resolved['incident']['ended_at'] == '2025-11-02T05:59:59Z'
-    assert resolved['incident']['id'] == ongoing and resolved['incident']['status'] == 'resolved'
+    assert resolved['incident']['id'] == ongoing
+    assert resolved['incident']['status'] == 'resolved'
     stored = service.api('GET', '/api/v1/incidents/%d' % ongoing).json['data']
     assert (to_utc_timestamp(stored['acknowledged_at']), to_utc_timestamp(stored['ended_at'])) == (
         '2025-11-02T05:59:59Z', '2025-11-02T05:59:59Z')
     other = add_monitor(service, 'other')
     opened = now_task(monitor_id=other, cause='opened now')
-    assert opened['changed'] and opened['incident']['started_at'] == '2025-11-02T05:59:59Z'
+    assert opened['changed']
+    assert opened['incident']['started_at'] == '2025-11-02T05:59:59Z'
     # A time the user gives is never moved: in the second occurrence it is refused, as before.
     with pytest.raises(ValidationError) as caught:
         now_task(monitor_id=monitor_id, started_at='2025-11-02T06:15:00Z', cause='given')
-    assert caught.value.field == 'started_at' and 'occurs twice' in str(caught.value)
+    assert caught.value.field == 'started_at'
+    assert 'occurs twice' in str(caught.value)
 
 
 class OneIncident:

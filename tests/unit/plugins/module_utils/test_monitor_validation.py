@@ -97,11 +97,19 @@ SERVICE_RECORD = {
 
 def test_public_view_normalises_masks_and_passes_other_read_only_facts_secret_looking_ones_masked():
     view = MONITORS.record_view(dict(SERVICE_RECORD, user_id=3, uptime_percentage='99.9', heartbeat_token='tok-123'))
-    assert view['user_id'] == 3 and view['uptime_percentage'] == '99.9' and view['heartbeat_token'] == MASK
-    assert 'pause' not in view and 'tok-123' not in repr(view)
-    assert view['id'] == 12 and view['interval'] == 300 and view['ssl_alert_days'] == 14
-    assert view['cache_buster'] is True and view['paused'] is True and view['status'] == 'paused'
-    assert view['created_at'] == '2026-01-01T00:00:00Z' and view['updated_at'] == '2026-01-02T00:00:00Z'
+    assert view['user_id'] == 3
+    assert view['uptime_percentage'] == '99.9'
+    assert view['heartbeat_token'] == MASK
+    assert 'pause' not in view
+    assert 'tok-123' not in repr(view)
+    assert view['id'] == 12
+    assert view['interval'] == 300
+    assert view['ssl_alert_days'] == 14
+    assert view['cache_buster'] is True
+    assert view['paused'] is True
+    assert view['status'] == 'paused'
+    assert view['created_at'] == '2026-01-01T00:00:00Z'
+    assert view['updated_at'] == '2026-01-02T00:00:00Z'
     assert view['alerts'] == [{'key': 'email', 'value': 'ops@example.com'}]
     assert view['request_auth_password'] == MASK
     assert view['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'Accept', 'value': 'text/html'}]
@@ -161,7 +169,8 @@ def test_a_url_the_service_refuses_is_refused_naming_the_option_and_host(url, re
     for values, field in ((dict(url=url), 'url'), (dict(alerts=[{'key': 'slack', 'value': url}]), 'alerts[0].value')):
         with pytest.raises(ValidationError) as caught:
             desired_from_params(params(**values))
-        assert caught.value.field == field and reason in str(caught.value)
+        assert caught.value.field == field
+        assert reason in str(caught.value)
         assert not [part for part in ('/hook', 'pw@', 'K3Y') if part in str(caught.value)]
 
 

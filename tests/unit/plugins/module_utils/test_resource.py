@@ -116,4 +116,5 @@ def test_the_stored_default_reads_for_empty_and_resets_and_a_field_the_record_la
     assert SCHEMA.reset_values() == {'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
     assert SCHEMA.created({'name': 'a'}) == {'name': 'a', 'size': 0, 'start': None, 'end': None, 'closed': None, 'items': []}
     current = SCHEMA.current({'name': 'a'}, fallback={'size': 5})
-    assert current['size'] == 5 and current['items'] is None  # not as empty
+    assert current['size'] == 5
+    assert current['items'] is None  # not as empty

@@ -77,14 +77,16 @@ def test_the_zone_is_read_once_not_for_an_instant_null_means_utc_and_an_unknown_
     account = AccountZone(None, read_account=lambda: reads.append(1) or {'timezone': None})
     assert to_utc_timestamp('2031-01-10T06:00:00', 'x', account) == '2031-01-10T06:00:00Z'
     assert to_utc_timestamp('2031-01-11T06:00:00', 'x', account) == '2031-01-11T06:00:00Z'
-    assert reads == [1] and account.describe() == "UTC (the account's setting)"
+    assert reads == [1]
+    assert account.describe() == "UTC (the account's setting)"
     # A time with an offset is an instant whatever the zone: the zone is not read for it.
     never_read = AccountZone(None, read_account=lambda: pytest.fail('the zone was read for an instant'))
     for instant in ('2031-01-10T06:00:00Z', '2031-01-10T01:00:00-05:00', '2031-01-10T11:30:00+05:30'):
         assert to_utc_timestamp(instant, 'started_at', never_read) == '2031-01-10T06:00:00Z'
     with pytest.raises(ValidationError) as caught:  # an unknown zone names the option
         AccountZone('Mars/Olympus_Mons')
-    assert caught.value.field == 'account_timezone' and 'IANA' in str(caught.value)
+    assert caught.value.field == 'account_timezone'
+    assert 'IANA' in str(caught.value)
 
 
 def test_an_instant_in_the_repeated_hour_cannot_be_sent_and_one_in_the_first_can():
@@ -104,7 +106,8 @@ def test_a_service_without_the_account_endpoint_asks_for_the_option():
             raise UptimeApiError('Resource not found.', status=404, method='GET', path=path)
     with pytest.raises(UptimeApiError) as caught:
         account_zone(NoAccountEndpoint()).tzinfo()
-    assert 'GET /api/v1/account' in str(caught.value) and 'set account_timezone' in str(caught.value)
+    assert 'GET /api/v1/account' in str(caught.value)
+    assert 'set account_timezone' in str(caught.value)
 
 
 def run(module, args, check_mode=False):
@@ -152,10 +155,12 @@ def test_the_zone_costs_one_request_and_only_for_tasks_with_local_times(service,
     service.clear_log()
     given = run(monitor, dict(fake_connection, account_timezone=NEW_YORK,
                               **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
-    assert not given['changed'] and account_reads(service) == []
+    assert not given['changed']
+    assert account_reads(service) == []
     monkeypatch.setenv('UPTIME_ACCOUNT_TIMEZONE', NEW_YORK)  # the option from the environment
     from_environment = run(monitor, dict(fake_connection, **window('2031-01-10T06:00:00', '2031-01-10T08:00:00')))
-    assert not from_environment['changed'] and account_reads(service) == []
+    assert not from_environment['changed']
+    assert account_reads(service) == []
 
 
 def local_now(zone, hours_ago):
@@ -178,7 +183,8 @@ def test_incident_times_land_on_their_instants(service, fake_connection, zone, s
         started_at = local_now(zone, started_at)
         stored_start = to_utc_timestamp(started_at, 'x', AccountZone(zone))[:-1]
     opened = run(incident, dict(fake_connection, monitor='shop', started_at=started_at, ended_at=ended_at))
-    assert opened['changed'] and not opened.get('failed'), opened.get('msg')
+    assert opened['changed'], opened.get('msg')
+    assert not opened.get('failed'), opened.get('msg')
     record = stored(service, 'incidents', opened['incident']['id'])
     assert to_utc_timestamp(record['started_at']) == opened['incident']['started_at'] == stored_start + 'Z'
     assert shop['monitor']['id'] == record['monitor']['id']
@@ -186,7 +192,8 @@ def test_incident_times_land_on_their_instants(service, fake_connection, zone, s
         assert opened['incident']['duration'] == 3600
         return
     resolved = run(incident, dict(fake_connection, monitor='shop', state='resolved'))
-    assert resolved['changed'] and not resolved.get('failed'), resolved.get('msg')
+    assert resolved['changed'], resolved.get('msg')
+    assert not resolved.get('failed'), resolved.get('msg')
     ended = datetime.datetime.strptime(resolved['incident']['ended_at'], '%Y-%m-%dT%H:%M:%SZ')
     lag = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - ended
     assert datetime.timedelta(0) <= lag < datetime.timedelta(minutes=5)
@@ -200,7 +207,8 @@ def test_monitors_settles_windows_in_the_accounts_zone_with_one_zone_read_and_an
     assert {view['maintenance_start_at'] for view in first['after']} == {'2031-01-10T11:00:00Z'}
     service.clear_log()
     second = run(monitors, dict(fake_connection, state='replaced', config=config))
-    assert not second['changed'] and len(account_reads(service)) == 1
+    assert not second['changed']
+    assert len(account_reads(service)) == 1
     # Applied to an account in another zone, the export keeps the instants.
     gathered = run(monitors, dict(fake_connection, state='gathered'))['gathered']
     service.reset()
@@ -220,20 +228,26 @@ def test_a_bulk_sync_without_local_times_reads_no_zone(service):
     assert len(account_reads(service)) == 1
     service.clear_log()
     again = sync.run(dict(state='merged', config=config, workers=1))
-    assert not again['changed'] and account_reads(service) == [], 'a sync that sends nothing read the zone'
+    assert not again['changed'], 'a sync that sends nothing read the zone'
+    assert account_reads(service) == [], 'a sync that sends nothing read the zone'
 
 
 def test_a_window_in_the_repeated_hour_is_refused_before_any_write(service, fake_connection):
     service.timezone(NEW_YORK)
     result = run(monitor, dict(fake_connection, **window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z')))
-    assert result['failed'] and result['field'] == 'maintenance_start_at' and 'occurs twice' in result['msg']
+    assert result['failed']
+    assert result['field'] == 'maintenance_start_at'
+    assert 'occurs twice' in result['msg']
     config = [dict(window('2031-11-02T04:00:00Z', '2031-11-02T05:30:00Z'), name='first'),
               dict(window('2031-11-02T06:30:00Z', '2031-11-02T09:00:00Z'), name='second')]
     planned = run(monitors, dict(fake_connection, state='merged', config=config), check_mode=True)
-    assert planned['failed'] and 'config[1].maintenance_start_at' in planned['msg'] and "(monitor 'second')" in planned['msg']
+    assert planned['failed']
+    assert 'config[1].maintenance_start_at' in planned['msg']
+    assert "(monitor 'second')" in planned['msg']
     assert 'occurs twice' in planned['msg']
     result = run(monitors, dict(fake_connection, state='merged', config=config))
-    assert result['failed'] and 'config[1].maintenance_start_at' in result['msg']
+    assert result['failed']
+    assert 'config[1].maintenance_start_at' in result['msg']
     assert not service.writes()
 
 
@@ -246,10 +260,13 @@ def test_a_local_start_and_an_instant_end_are_ordered_as_instants(service, fake_
         return run(module, dict(fake_connection, **entry) if module is monitor
                    else dict(fake_connection, state='merged', config=[entry]))
     applied = apply('2031-01-10T01:00:00Z')
-    assert applied['changed'] and not applied.get('failed'), applied.get('msg')
+    assert applied['changed'], applied.get('msg')
+    assert not applied.get('failed'), applied.get('msg')
     assert stored(service, 'monitors', 1)['maintenance_start_at'].startswith('2031-01-10T00:30:00.')
     inverted = apply('2031-01-10T00:00:00Z')
-    assert inverted['failed'] and 'maintenance_end_at' in inverted['msg'] and '00:30:00Z' in inverted['msg']
+    assert inverted['failed']
+    assert 'maintenance_end_at' in inverted['msg']
+    assert '00:30:00Z' in inverted['msg']
 
 
 @pytest.mark.parametrize('existing', [False, True])
@@ -260,16 +277,21 @@ def test_a_wrong_zone_fails_on_the_write_that_shows_it(service, fake_connection,
     service.clear_log()
     result = run(monitor, dict(fake_connection, account_timezone='UTC',
                                **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')))
-    assert result['failed'] and result['changed'] is True and 'UTC (option account_timezone)' in result['msg']
-    assert 'the service stored' in result['msg'] and 'the task %s monitor' % ('updated' if existing else 'created') in result['msg']
-    assert '2031-01-10T11:00:00Z' in result['msg'] and '2031-01-10T06:00:00Z' in result['msg']
+    assert result['failed']
+    assert result['changed'] is True
+    assert 'UTC (option account_timezone)' in result['msg']
+    assert 'the service stored' in result['msg']
+    assert 'the task %s monitor' % ('updated' if existing else 'created') in result['msg']
+    assert '2031-01-10T11:00:00Z' in result['msg']
+    assert '2031-01-10T06:00:00Z' in result['msg']
     assert result['monitor']['maintenance_start_at'] == '2031-01-10T11:00:00Z'  # what the service now holds
     service.reset()
     service.timezone(NEW_YORK)
     service.clear_log()
     right = run(monitor, dict(fake_connection, account_timezone=NEW_YORK,
                               **window('2031-01-10T06:00:00Z', '2031-01-10T08:00:00Z')))
-    assert right['changed'] and right['monitor']['maintenance_start_at'] == '2031-01-10T06:00:00Z'
+    assert right['changed']
+    assert right['monitor']['maintenance_start_at'] == '2031-01-10T06:00:00Z'
     # The one request the given zone costs: the created record, read back; no account read.
     assert [(entry['method'], entry['path']) for entry in service.log()] == [
         ('GET', '/api/v1/monitors'), ('POST', '/api/v1/monitors'), ('GET', '/api/v1/monitors/1')]

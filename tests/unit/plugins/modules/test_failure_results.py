@@ -35,8 +35,9 @@ def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connect
     for name in ('shop', 'blog'):
         run_module(monitor.main, dict(connection, name=name, url='https://%s.example.com' % name, interval=60))
     result = run_module(main, dict(connection, retries=0, **args)).result
-    assert result['failed'] and {key: result.get(key) for key in ('status_code', 'method', 'path', 'field_errors')} == dict(
-        dict.fromkeys(('status_code', 'method', 'path', 'field_errors')), **keys), result
+    assert result['failed'], result
+    assert ({key: result.get(key) for key in ('status_code', 'method', 'path', 'field_errors')} == dict(
+        dict.fromkeys(('status_code', 'method', 'path', 'field_errors')), **keys)), result
 
 
 SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
@@ -51,6 +52,8 @@ SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
 ])
 def test_an_argument_refused_before_any_request_returns_its_field_only(emulator, connection, main, args, field):
     result = run_module(main, dict(connection, retries=0, **args)).result
-    assert result['failed'] and result['field'] == field and result['msg'].startswith(field + ': '), result
+    assert result['failed'], result
+    assert result['field'] == field, result
+    assert result['msg'].startswith(field + ': '), result
     assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
     assert emulator.log() == []

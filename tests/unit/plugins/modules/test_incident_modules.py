@@ -24,9 +24,11 @@ def monitor_id(emulator):
 
 def test_an_opened_incident_returns_every_documented_key_and_its_diff(emulator, connection, monitor_id):
     opened = run_module(incident.main, dict(monitor='shop', started_at='2026-01-01T10:00:00', cause='db', **connection)).result
-    assert opened['changed'] and opened['incident']['monitor_id'] == monitor_id
+    assert opened['changed']
+    assert opened['incident']['monitor_id'] == monitor_id
     assert set(opened['incident']) == set(yaml.safe_load(incident.RETURN)['incident']['contains'])
-    assert opened['diff']['before'] == {} and opened['diff']['after']['cause'] == 'db'
+    assert opened['diff']['before'] == {}
+    assert opened['diff']['after']['cause'] == 'db'
 
 
 @pytest.mark.parametrize('state, stamp', [('present', 'started_at'), ('acknowledged', 'acknowledged_at'),
@@ -36,7 +38,8 @@ def test_now_is_the_service_s_now_when_its_clock_is_behind(emulator, connection,
         open_incident(emulator, monitor_id, '2026-01-01T10:00:00')
     emulator.clock(-5)
     result = run_module(incident.main, dict(monitor='shop', cause='x', state=state, **connection)).result
-    assert result['changed'] and not result.get('failed'), result['msg']
+    assert result['changed'], result['msg']
+    assert not result.get('failed'), result['msg']
     assert result['msg'] == "%s is now by the service's clock, %s" % (stamp, result['incident'][stamp])
 
 
@@ -75,7 +78,8 @@ def test_info_time_bounds_stop_reading_when_the_order_allows(emulator, connectio
     emulator.clear_log()
     # The service's default order (ended_at, newest first, ongoing first): the second page passes the bound.
     recent = run_module(incident_info.main, dict(ended_since='2026-01-14T11:00:00Z', per_page=10, **connection)).result
-    assert listed_days(recent) == list(range(14, 26)) and len(recent['incidents']) == 12
+    assert listed_days(recent) == list(range(14, 26))
+    assert len(recent['incidents']) == 12
     assert len(emulator.log()) == 2
     # An offset is an instant: 12:30+01:00 is 11:30 UTC, after the end of the incident of the 20th.
     assert listed_days(run_module(incident_info.main, dict(ended_since='2026-01-20T12:30:00+01:00',

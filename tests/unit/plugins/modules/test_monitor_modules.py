@@ -31,13 +31,15 @@ def test_connection_options_from_the_environment_and_a_key_read_from_a_file_with
     monkeypatch.setenv('UPTIME_API_KEY', PRIMARY_KEY + '\n')
     monkeypatch.setenv('UPTIME_VALIDATE_CERTS', 'n')
     result = run_module(monitor_info.main, {}).result
-    assert not result.get('failed') and result['monitors'] == []
+    assert not result.get('failed')
+    assert result['monitors'] == []
     # An empty value is unset, as for the inventory plugin and the event source (a survey left blank, say).
     blank = run_module(monitor_info.main, {'api_url': '', 'api_key': ''}).result
     assert blank.get('monitors') == [], blank
     # Trimmed, the key is another string: it is censored too, and masked in a failure's invocation.
     failed = run_module(monitor.main, dict(ECHOED, name='no-url', interval=60)).result
-    assert failed['failed'] and PRIMARY_KEY not in json.dumps(failed)
+    assert failed['failed']
+    assert PRIMARY_KEY not in json.dumps(failed)
     assert failed['invocation']['module_args']['api_key'] == MASK
 
 
@@ -73,13 +75,17 @@ def test_an_export_names_what_it_masks_and_reveal_secrets_needs_export(emulator,
     alerts = [{'key': 'slack', 'value': webhook}, {'key': 'telegram', 'value': 'bot1:tg-654321 ops_room'}]
     run_module(monitor.main, dict(connection, name='alerting', url='https://a.example.com', interval=60, alerts=alerts))
     listed = run_module(monitor_info.main, dict(connection, name='alerting', export=True)).result
-    assert listed['export_masked'] == {'alerting': ['alerts']} and listed['export'][0]['alerts'] == [
-        {'key': 'slack', 'value': 'https://hooks.slack.com/********'}, {'key': 'telegram', 'value': '********'}]
+    assert listed['export_masked'] == {'alerting': ['alerts']}
+    assert (listed['export'][0]['alerts'] == [
+        {'key': 'slack', 'value': 'https://hooks.slack.com/********'}, {'key': 'telegram', 'value': '********'}])
     revealed = run_module(monitor_info.main, dict(connection, name='alerting', export=True, reveal_secrets=True)).result
-    assert revealed['export'][0]['alerts'] == alerts and revealed['export_masked'] == {}
+    assert revealed['export'][0]['alerts'] == alerts
+    assert revealed['export_masked'] == {}
     emulator.clear_log()
     refused = run_module(monitor_info.main, dict(connection, name='alerting', reveal_secrets=True)).result
-    assert refused['failed'] and refused['field'] == 'reveal_secrets' and emulator.log() == []
+    assert refused['failed']
+    assert refused['field'] == 'reveal_secrets'
+    assert emulator.log() == []
 
 
 def test_an_unexpected_defect_ends_in_one_line(emulator, connection, monkeypatch):
@@ -87,7 +93,9 @@ def test_an_unexpected_defect_ends_in_one_line(emulator, connection, monkeypatch
         raise KeyError('surprise')
     monkeypatch.setattr(_engine.Engine, 'ensure', broken)
     result = run_module(monitor.main, dict(connection, name='x')).result
-    assert result['failed'] and result['msg'] == "unexpected error: KeyError: 'surprise'" and PRIMARY_KEY not in json.dumps(result)
+    assert result['failed']
+    assert result['msg'] == "unexpected error: KeyError: 'surprise'"
+    assert PRIMARY_KEY not in json.dumps(result)
 
 
 @pytest.mark.parametrize('lost_create', [False, True])
@@ -97,16 +105,21 @@ def test_a_create_whose_pause_then_fails_reports_the_created_monitor(emulator, c
     emulator.fault('status', status=500, method='PUT')
     args = dict(connection, name='half', url='https://half.example.com', interval=60, paused=True, retries=0)
     result = run_module(monitor.main, args).result
-    assert result['failed'] and result['changed'] is True
+    assert result['failed']
+    assert result['changed'] is True
     created = emulator.api('GET', '/api/v1/monitors').json['data']
     assert [record['name'] for record in created] == ['half']
-    assert result['monitor']['id'] == int(created[0]['id']) and result['monitor']['paused'] is False
-    assert result['diff']['before'] == {} and result['diff']['after']['name'] == 'half'
+    assert result['monitor']['id'] == int(created[0]['id'])
+    assert result['monitor']['paused'] is False
+    assert result['diff']['before'] == {}
+    assert result['diff']['after']['name'] == 'half'
     assert result['msg'].endswith("(before this failure, the task created monitor 'half' (id %s))" % created[0]['id'])
     assert result['msg'].startswith('PUT /api/v1/monitors/%s failed: HTTP 500' % created[0]['id'])
     # Run again: the pause is all that is left to do.
     again = run_module(monitor.main, args).result
-    assert again['changed'] and not again.get('failed') and again['monitor']['paused'] is True
+    assert again['changed']
+    assert not again.get('failed')
+    assert again['monitor']['paused'] is True
 
 
 UNAPPLIED = 'the service failed, and a read shows that nothing was %s by this request'
@@ -122,9 +135,12 @@ def test_a_failed_write_says_whether_a_read_proves_it_unapplied(emulator, connec
     before = emulator.api('GET', '/api/v1/monitors').json['data']
     emulator.fault('status', status=500, method=method)
     result = run_module(monitor.main, dict(base, **args)).result
-    assert result['failed'] and result['msg'].startswith('%s /api/v1/monitors' % method), result['msg']
-    assert 'may have applied' not in result['msg'] and not result.get('changed'), result['msg']
-    assert 'HTTP 500' in result['msg'] and result['msg'].endswith(said), result['msg']
+    assert result['failed'], result['msg']
+    assert result['msg'].startswith('%s /api/v1/monitors' % method), result['msg']
+    assert 'may have applied' not in result['msg'], result['msg']
+    assert not result.get('changed'), result['msg']
+    assert 'HTTP 500' in result['msg'], result['msg']
+    assert result['msg'].endswith(said), result['msg']
     assert emulator.api('GET', '/api/v1/monitors').json['data'] == before
 
 
@@ -133,13 +149,15 @@ def test_url_text_alone_is_taken_when_the_monitor_holds_a_lookup_and_refused_whe
     base = dict(connection, url='https://t.example.com', interval=60)
     run_module(monitor.main, dict(base, name='kept', alert_condition='url_no_text', alert_text_lookup='Error')).result
     taken = run_module(monitor.main, dict(base, name='kept', alert_condition='url_text')).result
-    assert taken['changed'] and not taken.get('failed')
+    assert taken['changed']
+    assert not taken.get('failed')
     assert (taken['monitor']['alert_condition'], taken['monitor']['alert_text_lookup']) == ('url_text', 'Error')
     emulator.clear_log()
     for args in (dict(base, name='new', alert_condition='url_text'),
                  dict(base, name='kept', alert_condition='url_text', alert_text_lookup='')):
         refused = run_module(monitor.main, args).result
-        assert refused['failed'] and refused['field'] == 'alert_text_lookup'
+        assert refused['failed']
+        assert refused['field'] == 'alert_text_lookup'
         assert 'is required when alert_condition is url_text' in refused['msg']
     assert emulator.writes() == []
 
@@ -157,9 +175,11 @@ def test_a_create_that_meets_another_runs_monitor_converges_only_what_it_gave(
         return _resource.Located(None) if found['calls'] == 1 else locate(resource, client, identity)
     monkeypatch.setattr(_resource.Resource, 'locate', late_locate)
     result = run_module(monitor.main, dict(connection, name='race', url='https://r.example.com', interval=60)).result
-    assert result['changed'] and not result.get('failed')
+    assert result['changed']
+    assert not result.get('failed')
     stored = emulator.api('GET', '/api/v1/monitors').json['data']
-    assert len(stored) == 1 and int(stored[0]['interval']) == 60
+    assert len(stored) == 1
+    assert int(stored[0]['interval']) == 60
     assert (stored[0]['request_method'], stored[0]['alert_condition'], stored[0]['alert_text_lookup']) == (
         'HEAD', 'url_text', 'OK')
 
@@ -170,7 +190,8 @@ def test_a_created_monitor_is_returned_as_the_service_holds_it_and_inside_its_ma
                   maintenance_end_at=(now + datetime.timedelta(hours=1)).strftime('%Y-%m-%dT%H:%M:%SZ'))
     created = run_module(monitor.main, dict(connection, name='quiet', url='https://q.example.com', interval=60,
                                             **window)).result
-    assert created['changed'] and created['monitor']['status'] == 'maintenance'
+    assert created['changed']
+    assert created['monitor']['status'] == 'maintenance'
     # Told from the window and the time of the create: no read after it.
     assert [entry['method'] for entry in emulator.log() if entry['path'] == '/api/v1/monitors/%d'
             % created['monitor']['id']] == []
@@ -178,7 +199,8 @@ def test_a_created_monitor_is_returned_as_the_service_holds_it_and_inside_its_ma
     created = run_module(monitor.main, dict(connection, name='fresh', url='https://fresh.example.com', interval=60)).result
     held = emulator.api('GET', '/api/v1/monitors/%d' % created['monitor']['id']).json['data']
     assert created['monitor']['status'] == held['status'] == 'pending'
-    assert created['monitor']['cache_buster'] is False and held['cache_buster'] == 0
+    assert created['monitor']['cache_buster'] is False
+    assert held['cache_buster'] == 0
     assert [entry['method'] for entry in emulator.log()][-2:] == ['POST', 'GET']  # the read above, none by the task
     paused = run_module(monitor.main, dict(connection, name='resting', url='https://rest.example.com', interval=60,
                                            paused=True)).result
@@ -186,14 +208,16 @@ def test_a_created_monitor_is_returned_as_the_service_holds_it_and_inside_its_ma
     # Check mode creates nothing: no status yet (that it writes nothing and predicts the run is the law's).
     planned = run_module(monitor.main, dict(connection, name='planned', url='https://planned.example.com', interval=60),
                          check_mode=True).result
-    assert planned['changed'] and planned['monitor']['status'] is None
+    assert planned['changed']
+    assert planned['monitor']['status'] is None
 
 
 def test_transport_warnings_reach_the_result(connection):
     """An http:// address of another host is warned about in the result, also when the task then fails; a loopback one not."""
     assert not run_module(monitor_info.main, dict(connection)).result.get('warnings')
     result = run_module(monitor_info.main, dict(connection, api_url='http://uptime.invalid', retries=0)).result
-    assert result['failed'] and 'cannot resolve the host name of http://uptime.invalid:80' in result['msg']
+    assert result['failed']
+    assert 'cannot resolve the host name of http://uptime.invalid:80' in result['msg']
     assert ['travel unencrypted' in str(warning) for warning in result.get('warnings', [])] == [True]
 
 
@@ -222,7 +246,8 @@ def test_docs_transport_quotes_the_failure_messages_as_the_modules_give_them(emu
 
     emulator.fault('status', status=500, method='PUT')
     unapplied = run_module(monitor.main, dict(base, name='half', interval=300)).result
-    assert unapplied['failed'] and not unapplied.get('changed')
+    assert unapplied['failed']
+    assert not unapplied.get('changed')
     assert re.sub(r'/[0-9]+ failed', '/7 failed', unapplied['msg']) in doc, unapplied['msg']
 
 

@@ -27,8 +27,12 @@ def test_partial_failure_fails_the_task_with_the_changes(emulator, connection, s
 def test_a_create_whose_pause_fails_is_counted_and_shown_as_created(emulator, connection):
     emulator.fault('status', status=500, method='PUT')
     result = run_module(monitors.main, dict(connection, config=[dict(SHOP, paused=True)], workers=1, retries=0)).result
-    assert result['failed'] is True and result['changed'] is True
-    assert result['summary']['created'] == 1 and result['summary']['failed'] == 1
+    assert result['failed'] is True
+    assert result['changed'] is True
+    assert result['summary']['created'] == 1
+    assert result['summary']['failed'] == 1
     assert [view['name'] for view in result['after']] == ['shop']
-    assert result['changes'][0]['status'] == 'failed' and result['changes'][0]['id'] is not None
-    assert "written: created 'shop'" in result['msg'] and 'the monitor was created before this failure' in result['msg']
+    assert result['changes'][0]['status'] == 'failed'
+    assert result['changes'][0]['id'] is not None
+    assert "written: created 'shop'" in result['msg']
+    assert 'the monitor was created before this failure' in result['msg']
