@@ -170,6 +170,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import 
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id, url_secret_spans
 
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
+PLUGIN_LINE = re.compile(r'^plugin:\s*(["\']?)uptime\.monitoring\.monitors\1\s*(#.*)?$', re.M)
 GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
 MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at',
@@ -291,6 +292,17 @@ def hosts_of(monitors, host_names='url_host'):
     return hosts, nameless, renamed
 
 
+def names_this_plugin(path):
+    """Whether the YAML file at ``path`` says ``plugin: uptime.monitoring.monitors`` (its first 64 KiB, read as text)."""
+    if not str(path).endswith(('.yml', '.yaml')):
+        return False
+    try:
+        with open(path, encoding='utf-8', errors='replace') as handle:
+            return bool(PLUGIN_LINE.search(handle.read(65536)))
+    except OSError:
+        return False
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     """Hosts from the monitors of an uptime-monitoring account."""
 
@@ -302,8 +314,13 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         name = str(path).replace('\\', '/').rsplit('/', 1)[-1]
         if name in CONFIG_NAMES or name.endswith(tuple('.' + suffix for suffix in CONFIG_NAMES)):
             return True
-        self.display.vvv('uptime.monitoring.monitors: skipping %s: the file name must be uptime.yml or end in '
-                         '.uptime.yml (or .yaml)' % path)
+        rule = 'the file name must be uptime.yml or end in .uptime.yml (or .yaml)'
+        if names_this_plugin(path):
+            # Ansible would only say the file "could not be verified by inventory plugin", which names no rule.
+            self.display.warning('uptime.monitoring.monitors: %s names this plugin but is not read: %s (for example %s)'
+                                 % (path, rule, name.rsplit('.', 1)[0] + '.uptime.yml'))
+        else:
+            self.display.vvv('uptime.monitoring.monitors: skipping %s: %s' % (path, rule))
         return False
 
     def parse(self, inventory, loader, path, cache=True):

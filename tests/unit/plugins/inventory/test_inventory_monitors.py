@@ -358,16 +358,29 @@ def test_an_error_says_how_to_make_ansible_fail_where_it_would_only_warn(
     assert ('set ANSIBLE_INVENTORY_UNPARSED_FAILED=true' in str(error.value)) is hint
 
 
-@pytest.mark.parametrize('name, accepted', [
-    ('uptime.yml', True), ('uptime.yaml', True), ('production.uptime.yml', True), ('a.b.uptime.yaml', True),
-    ('myuptime.yml', False), ('uptime.yml.bak', False), ('inventory.yml', False), ('uptime.json', False),
-    ('missing.uptime.yml', False),
+@pytest.mark.parametrize('name, text, accepted, warned', [
+    ('uptime.yml', 'plugin: uptime.monitoring.monitors', True, False), ('uptime.yaml', '', True, False),
+    ('production.uptime.yml', '', True, False), ('a.b.uptime.yaml', '', True, False),
+    ('myuptime.yml', 'plugin: uptime.monitoring.monitors', False, 'myuptime.uptime.yml'),
+    ('inventory.yaml', '# ours\nplugin: "uptime.monitoring.monitors"  # a comment\napi_url: x', False, 'inventory.uptime.yml'),
+    ('inventory.yml', 'plugin: netbox.netbox.nb_inventory', False, False), ('hosts.yml', 'all:\n  hosts: {}', False, False),
+    ('uptime.yml.bak', 'plugin: uptime.monitoring.monitors', False, False), ('uptime.json', '{}', False, False),
+    ('missing.uptime.yml', None, False, False),
 ])
-def test_verify_file_accepts_the_configuration_names(tmp_path, name, accepted):
-    path = tmp_path / name
-    if name != 'missing.uptime.yml':
-        path.write_text('plugin: uptime.monitoring.monitors\n', encoding='utf-8')
-    assert plugin_module.InventoryModule().verify_file(str(path)) is accepted
+def test_verify_file_accepts_the_configuration_names_and_warns_of_a_file_of_ours_named_otherwise(tmp_path, monkeypatch, name, text,
+                                                                                               accepted, warned):
+    path, warnings = tmp_path / name, []
+    if text is not None:
+        path.write_text(text + '\n', encoding='utf-8')
+    plugin = plugin_module.InventoryModule()
+    monkeypatch.setattr(plugin.display, 'warning', warnings.append)
+    assert plugin.verify_file(str(path)) is accepted
+    if warned:
+        assert len(warnings) == 1, warnings
+        assert 'must be uptime.yml or end in .uptime.yml' in warnings[0]
+        assert '(for example %s)' % warned in warnings[0]
+    else:
+        assert warnings == []
 
 
 def test_every_monitor_page_is_read_once(emulator):
