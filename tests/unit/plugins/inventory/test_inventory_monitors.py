@@ -36,7 +36,6 @@ SECRET_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/webhook-secret-part
 DEFAULT_OPTIONS = dict(
     plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
     status_page_id=None, api_url=None, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=30, retries=0,
-    account_timezone=None,
     strict=False, compose={}, groups={}, keyed_groups=[], leading_separator=True, use_extra_vars=False,
     cache=False, cache_plugin='memory', cache_timeout=3600, cache_connection=None, cache_prefix='ansible_inventory_',
 )
@@ -162,16 +161,15 @@ def test_ongoing_reads_pages_until_an_ended_incident(emulator, monkeypatch, ongo
     assert len(emulator.log()) == expected_requests
 
 
-@pytest.mark.parametrize('zone', [None, 'America/New_York'])
-def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_offline_monitors(emulator, zone):
-    """Returned times are UTC: a zone given or not, the plugin does not ask the account for it."""
+def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_offline_monitors(emulator):
+    """Returned times are UTC: the plugin does not ask the account for its zone."""
     ids = seed(emulator)
     acknowledged = open_incident(emulator, add_monitor(emulator, 'acknowledged', 'https://ack.example.com/'), stamp(300),
                                  acknowledged_at=stamp(200))
     start, end = stamp(600), stamp(-3600)
     add_monitor(emulator, 'docs', 'https://docs.example.com/', maintenance_start_at=start, maintenance_end_at=end)
     emulator.clear_log()
-    inventory = parse(make_plugin(emulator, account_timezone=zone))
+    inventory = parse(make_plugin(emulator))
 
     assert api_requests(emulator) == [('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
     assert groups_of(inventory) == {
@@ -336,7 +334,6 @@ def test_filters_reach_the_request_and_templated_connection_options_are_rendered
     ({'api_url': None}, 'api_url: is required: set the api_url option or the UPTIME_API_URL environment variable'),
     ({'api_key': ''}, 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
     ({'api_url': lambda url: url.replace('//', '//bob:pw-123456@', 1)}, 'api_url: holds a user name or password before its host (http://********@'),
-    ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
 def test_bad_options_fail_before_any_request(emulator, options, message):
     options = {name: value(emulator.url) if callable(value) else value for name, value in options.items()}
@@ -344,6 +341,17 @@ def test_bad_options_fail_before_any_request(emulator, options, message):
         parse(make_plugin(emulator, **options))
     assert message in str(error.value)
     assert emulator.log() == []
+
+
+def test_an_account_timezone_left_in_a_configuration_is_ignored_with_a_deprecation(emulator, monkeypatch):
+    """The option once documented here (it changed nothing) would otherwise be dropped by Ansible without a word."""
+    plugin, deprecations = make_plugin(emulator), []
+    plugin._read_config_data = lambda path: {'plugin': plugin_module.InventoryModule.NAME, 'account_timezone': 'Mars/Olympus'}
+    monkeypatch.setattr(plugin.display, 'deprecated', lambda msg, **kwargs: deprecations.append((msg, kwargs)))
+    parse(plugin, path='/inventories/old.uptime.yml')
+    assert deprecations == [('uptime.monitoring.monitors: account_timezone in /inventories/old.uptime.yml is ignored, as the '
+                             'plugin sends no timestamp and reads UTC ones: remove it',
+                             {'version': '1.0.0', 'collection_name': 'uptime.monitoring'})]
 
 
 @pytest.mark.parametrize('unparsed_is_failed, any_unparsed_is_failed, hint', [
