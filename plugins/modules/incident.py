@@ -21,7 +21,7 @@ notes:
     opens an incident started now. See
     L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#the-current-incident-of-a-monitor)."
   - To record a recurrence of an incident that has ended, give O(started_at).
-  - "A time the task takes as now is the service's clock (the C(Date) of its latest answer); RV(msg) says which clock."
+  - "A time the task takes as now is the service's clock (the C(Date) of its latest answer), else the controller's; RV(msg) says which."
   - "The service's checker opens and ends incidents at any moment: an incident it opened after the task looked gets the
     values of a task without O(started_at), a time it set meanwhile is kept, and RV(msg) says so. See
     L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#the-checker-acts-at-the-same-time)."
