@@ -57,10 +57,9 @@ options:
     description:
       - Only incidents with this status. V(unresolved) is neither acknowledged nor ended, V(acknowledged) is
         acknowledged and not ended, V(resolved) is ended, V(ongoing) is not ended (unresolved or acknowledged).
-      - The service filters by the first three. It has no filter for V(ongoing), which is applied here to what the list
-        returns. In the default order (O(sort_by=ended_at), O(sort=desc)) the service lists the ongoing incidents
-        first, so reading stops at the first ended one (one request, and one more per O(per_page) ongoing
-        incidents); in any other order every page is read.
+      - The service has no filter for V(ongoing), so it is applied here to what the list returns.
+      - In the default order (O(sort_by=ended_at), O(sort=desc)) the ongoing incidents come first, so reading stops at
+        the first ended one; in any other order every page is read.
     type: str
     choices: [unresolved, acknowledged, resolved, ongoing]
   sort_by:
@@ -87,14 +86,15 @@ options:
     description:
       - Only incidents that started at or after this time. C(Y-m-dTH:i:s) is the account's local time (see
         O(account_timezone)); ISO 8601 with an offset (C(2026-01-01T00:00:00Z)) is an instant.
-      - "The time bounds are applied while the pages are read. When the list is sorted by the bounded time in the
-        direction that passes the bound (O(sort_by=started_at) with O(sort=desc) for O(started_since), with
-        O(sort=asc) for O(started_until)), reading stops at the first incident beyond the bound; otherwise every
-        page is read and filtered."
+      - Reading stops at the first incident beyond the bound when the list is sorted by O(sort_by=started_at) with
+        O(sort=desc); otherwise every page is read and filtered. See
+        L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#incidents-of-a-period).
     type: str
   started_until:
     description:
       - Only incidents that started at or before this time. Same formats as O(started_since).
+      - Reading stops at the first incident beyond the bound when the list is sorted by O(sort_by=started_at) with
+        O(sort=asc).
     type: str
   ended_since:
     description:
