@@ -376,7 +376,7 @@ def test_an_error_says_how_to_make_ansible_fail_where_it_would_only_warn(
     ('missing.uptime.yml', None, False, False),
 ])
 def test_verify_file_accepts_the_configuration_names_and_warns_of_a_file_of_ours_named_otherwise(tmp_path, monkeypatch, name, text,
-                                                                                               accepted, warned):
+                                                                                                 accepted, warned):
     path, warnings = tmp_path / name, []
     if text is not None:
         path.write_text(text + '\n', encoding='utf-8')
