@@ -2,6 +2,10 @@
 
 ``run_module(main, args, check_mode=False, diff=False)`` returns a ``ModuleRun``: the JSON result, or the traceback
 of a crash (an exception other than the module's own exit, which a user would see as a traceback).
+
+And the inventory plugin in this process: ``inventory_plugin(url, **options)`` with its options given directly
+(the configuration file and the documentation that declares them are exercised through ansible-inventory by
+tests/ecosystem), and ``parse_inventory(plugin)``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,15 @@ from contextlib import redirect_stdout
 from ansible.module_utils import _internal as module_internal
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
+
+from emulator.control import PRIMARY_KEY
+
+INVENTORY_OPTIONS = dict(
+    plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
+    status_page_id=None, api_url=None, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=30, retries=0,
+    strict=False, compose={}, groups={}, keyed_groups=[], leading_separator=True, use_extra_vars=False,
+    cache=False, cache_plugin='memory', cache_timeout=3600, cache_connection=None, cache_prefix='ansible_inventory_',
+)
 
 
 class ModuleRun:
@@ -78,3 +91,24 @@ def run_module(main, args, check_mode=False, diff=False):
         except ValueError:
             crash = 'module printed no JSON result:\n' + text
     return ModuleRun(result, crash, text)
+
+
+def inventory_plugin(url, **options):
+    """The inventory plugin with ``options`` over INVENTORY_OPTIONS (``api_url`` the service at ``url`` unless given);
+    its cache a dict, unless ``load_cache_plugin()`` loads the one the options name."""
+    # Controller code: imported where a test runs the plugin, never by a test of a module (ansible-test units runs
+    # those where only module code can be imported).
+    from ansible_collections.uptime.monitoring.plugins.inventory import monitors  # pylint: disable=import-outside-toplevel
+    plugin = monitors.InventoryModule()
+    plugin._options = dict(INVENTORY_OPTIONS, **dict({'api_url': url}, **options))  # pylint: disable=protected-access
+    plugin._read_config_data = lambda path: None  # pylint: disable=protected-access
+    plugin._cache = {}  # pylint: disable=protected-access
+    return plugin
+
+
+def parse_inventory(plugin, cache=True, path='/inventories/production.uptime.yml'):
+    from ansible.inventory.data import InventoryData  # pylint: disable=import-outside-toplevel
+    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
+    inventory = InventoryData()
+    plugin.parse(inventory, DataLoader(), path, cache=cache)
+    return inventory

@@ -168,7 +168,11 @@ class Faults(transport.FaultQueue):
                 raise ValueError('a check fault needs a "check" object with monitor_id and status (pending, online or offline)')
             fault['check'] = {key: check.get(key) for key in ('api_key', 'monitor_id', 'status', 'cause')}
         if kind == 'meanwhile':  # another client's changes once the request is answered: between two page reads
-            fault.update(when='after', delete=[int(item) for item in spec.get('delete', [])], create=list(spec.get('create', [])))
+            edits = spec.get('update', [])
+            if not isinstance(edits, list) or not all(isinstance(edit, dict) and 'id' in edit for edit in edits):
+                raise ValueError('the update of a meanwhile fault is a list of objects, each with the id of a monitor')
+            fault.update(when='after', delete=[int(item) for item in spec.get('delete', [])], create=list(spec.get('create', [])),
+                         update=edits)
         return fault
 
     def take(self, method, path):
@@ -269,8 +273,14 @@ class Emulator:
         entry.update(fault='check', fault_when='before')
 
     def another_client_acts(self, fault, api_key):
-        """What a ``meanwhile`` fault does after the request it matched: monitors deleted and created in its account."""
+        """What a ``meanwhile`` fault does after the request it matched: monitors edited, deleted and created in its
+        account."""
         account_id = self.store.account_for_key(api_key)['id']
+        for edit in fault['update']:
+            try:
+                self.store.update_monitor(account_id, int(edit['id']), {key: value for key, value in edit.items() if key != 'id'})
+            except store_module.NotFound:
+                pass
         for monitor_id in fault['delete']:
             try:
                 self.store.delete_monitor(account_id, monitor_id)

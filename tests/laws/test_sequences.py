@@ -87,8 +87,10 @@ class Account(RuleBasedStateMachine):
         self.forget(gone)
 
     @rule(config=st.lists(gen.monitors(name=st.sampled_from(POOL), full=False), min_size=1, max_size=3,
-                          unique_by=lambda args: args['name'].strip().casefold()), state=st.sampled_from(['merged', 'replaced']))
+                          unique_by=lambda args: args['name'].strip().casefold()),
+          state=st.sampled_from(['merged', 'replaced', 'overridden']))
     def bulk(self, config, state):
+        """monitors merged, replaced or overridden (which deletes every monitor its config does not name exactly)."""
         listed = [args['name'].strip() for args in config]
         # (Two entries that differ in case only are left out: on a service that compares names without case, the
         # second is refused after the first is written, which no client can foresee; the result says so.)
@@ -96,6 +98,8 @@ class Account(RuleBasedStateMachine):
         self.apply('monitors', {'state': state, 'config': config}, refused=refused)
         if not refused:
             self.model.update((name, int(args['interval'])) for name, args in zip(listed, config))
+            if state == 'overridden':
+                self.forget([name for name in list(self.model) if name not in listed])
 
     @precondition(lambda self: self.model)
     @rule(data=st.data())
