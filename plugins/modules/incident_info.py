@@ -82,6 +82,14 @@ options:
     description:
       - Stop after this many incidents (within the time bounds, when given). By default every page is read.
     type: int
+  fields:
+    description:
+      - Return only these top-level keys of each incident, in this order (for example
+        V([id, monitor_name, started_at, cause]): the nested RV(incidents[].monitor) is left out unless named), so
+        that an answer fits a terminal or a template; by default every key.
+      - A key no returned incident has is refused before any request, naming the keys there are.
+    type: list
+    elements: str
   started_since:
     description:
       - Only incidents that started at or after this time. C(Y-m-dTH:i:s) is the account's local time (see
@@ -114,9 +122,10 @@ EXAMPLES = r'''
   uptime.monitoring.incident_info:
   register: all_incidents
 
-- name: What is down? The ongoing incidents, acknowledged or not (reading stops at the first ended one)
+- name: What is down? The ongoing incidents, acknowledged or not (reading stops at the first ended one), five keys each
   uptime.monitoring.incident_info:
     status: ongoing
+    fields: [id, monitor_name, started_at, cause, status]
   register: ongoing
 
 - name: Say what is down, since when and why

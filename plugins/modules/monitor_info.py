@@ -89,6 +89,13 @@ options:
     description:
       - Stop after this many monitors, for very large accounts. By default every page is read.
     type: int
+  fields:
+    description:
+      - Return only these top-level keys of each monitor, in this order (for example V([name, status, url])), so that
+        an answer fits a terminal or a template; by default every key.
+      - A key no returned monitor has is refused before any request, naming the keys there are.
+    type: list
+    elements: str
   export:
     description:
       - Also return RV(export), the monitors as arguments of M(uptime.monitoring.monitor).
@@ -117,9 +124,10 @@ EXAMPLES = r'''
     sort: asc
   register: example_monitors
 
-- name: What is down? The offline monitors, by name
+- name: What is down? The offline monitors, by name, three keys each
   uptime.monitoring.monitor_info:
     status: offline
+    fields: [name, url, status]
     sort_by: name
     sort: asc
   register: down
