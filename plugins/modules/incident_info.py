@@ -85,7 +85,7 @@ options:
   fields:
     description:
       - Return only these top-level keys of each incident, in this order (for example
-        V([id, monitor_name, started_at, cause]), which leaves out the nested RV(incidents[].monitor)), so that an
+        V([id, monitor_name, started_at, cause]), which leaves out the nested C(monitor)), so that an
         answer fits a terminal or a template; by default every key.
       - A key no returned incident has is refused before any request, naming the keys there are.
     type: list
