@@ -244,7 +244,7 @@ def test_lookup_examples_run_masked_and_bad_input_fails_before_any_request(ansib
     """The lookups' EXAMPLES, in one playbook with a full query of each (their results checked for secrets) and a bad
     option of each (refused naming it): one ansible-playbook run."""
     create_monitor(emulator, 'shop', request_auth_username='robot', request_auth_password=LOOKUP_SECRETS[0],
-               request_headers=[{'key': 'Authorization', 'value': LOOKUP_SECRETS[1]}])
+                   request_headers=[{'key': 'Authorization', 'value': LOOKUP_SECRETS[1]}])
     api = create_monitor(emulator, 'api')
     emulator.check(api['id'], 'offline', cause='HTTP 503')
     emulator.clear_log()
