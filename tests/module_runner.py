@@ -24,7 +24,6 @@ from emulator.control import PRIMARY_KEY
 INVENTORY_OPTIONS = dict(
     plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
     status_page_id=None, api_url=None, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=30, retries=0,
-    account_timezone=None,
     strict=False, compose={}, groups={}, keyed_groups=[], leading_separator=True, use_extra_vars=False,
     cache=False, cache_plugin='memory', cache_timeout=3600, cache_connection=None, cache_prefix='ansible_inventory_',
 )

@@ -9,34 +9,12 @@ name: monitors
 short_description: The endpoints of uptime monitors as hosts, grouped by monitor status
 version_added: 0.1.0
 description:
-  - Reads the monitors of an account of the uptime-monitoring service and makes one host per monitored endpoint,
-    named by default after the host name of the monitor's URL, so that several monitors of one machine make one host that
-    lists them all (see O(host_names)).
-  - Puts each host into the groups C(uptime_pending), C(uptime_online), C(uptime_offline), C(uptime_paused) and
-    C(uptime_maintenance) of the statuses of its monitors; a host whose monitors are in several states is in
-    each of their groups. The five groups always exist, empty or not, so that a play for C(uptime_offline)
-    simply has no host when nothing is offline.
-  - Gives each host the variables C(uptime_monitors) (a list with, for every monitor of the host, its C(id),
-    C(name) (the monitor's own name, whatever the host's), C(url), C(status), C(started_at) (UTC, when the current
-    status began), C(interval), C(maintenance_start_at) and C(maintenance_end_at) (UTC, the monitor's maintenance
-    window, null when it has none), what its check sends and looks for (C(request_method), C(alert_condition),
-    C(alert_text_lookup)), C(check_withheld) (what the check also sends that stays out of the variables,
-    C(request_auth) for Basic authentication, C(request_headers) for request headers, C(url_secrets) for the masked
-    parts of C(url); empty when nothing) and C(incident), which is the ongoing incident of an offline monitor as
-    C(id), C(started_at) and C(acknowledged), and null otherwise) and C(uptime_statuses) (the sorted statuses of those
-    monitors). No secret of a monitor (Basic authentication, request headers, webhook alert URLs) and no connection
-    option becomes a variable; the credentials of C(url) (its password, or the whole user-info without one) and its
-    secret query values are masked in place.
-  - A host's C(ansible_host) is the host name of its monitors' URL when the host is named otherwise.
-  - A host whose monitors' URL is on a loopback address (C(127.0.0.0/8), C(::1), C(localhost)) is the controller
-    itself, and gets C(ansible_connection=local) and C(ansible_python_interpreter) set to the Python that runs
-    Ansible, as Ansible's implicit localhost has, so that neither the host nor a task delegated to C(localhost) (which
-    Ansible then resolves to that host) goes through ssh. O(compose), or a C(host_vars) file of the host, overrides
-    them.
-  - Requests per run, retries not counted, with P the number of monitor pages (100 monitors a page), are P when no
-    listed monitor is offline, else P + 1 (the incident list, ongoing incidents first, read up to the first ended
-    one; one more request per 100 ongoing incidents beyond 99). With O(cache) enabled, a run served from the
-    cache sends none.
+  - Makes a host of each endpoint that the monitors of a phpUptime account check, named after the host name of the
+    monitors' URL; the monitors of one endpoint make one host (or each monitor its own, see O(host_names)).
+  - Puts each host in the groups of its monitors' statuses, C(uptime_pending), C(uptime_online), C(uptime_offline),
+    C(uptime_paused) and C(uptime_maintenance), which always exist, empty or not.
+  - No secret of a monitor and no connection option becomes a variable.
+  - Uses a YAML configuration file named C(uptime.yml) or ending in C(.uptime.yml) (or C(.yaml)).
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
@@ -54,29 +32,21 @@ options:
   host_names:
     description:
       - What names the hosts.
-      - V(url_host), the host name of the monitor's URL (lowercase, without port or trailing dot; an IP address in
-        its usual short form), makes one host per endpoint that lists every monitor of that endpoint. A monitor whose URL has
-        no host name is left out, with a warning.
-      - V(monitor_name), the monitor's name (unique in the account), makes one host per monitor, which Ansible
-        reaches at the host name of the monitor's URL (its C(ansible_host) when that is not the host's name).
-      - So that a host pattern (C(ansible-inventory --host), C(--limit), C(hosts:)) can name every host, a name
-        keeps only letters, digits, dots, dashes and underscores; any other character, and a leading dash, becomes
-        an underscore (the monitor C(web1 admin) is the host C(web1_admin)). An IP address (IPv6 too) stays as it
-        is.
-      - Two names that become the same host name stay two hosts, with a warning. The host of the lowest monitor id
-        keeps the name; the other's name gets an underscore and the id of its (first) monitor appended
-        (C(web1_admin_12)). So does a name that is one of the groups C(all), C(ungrouped) and C(uptime_<status>),
-        which a host pattern would take for the group, and a name Ansible takes for the controller (C(localhost),
-        C(127.0.0.1), C(::1)) when the monitor's URL is not on a loopback address, since a task delegated to
-        C(localhost) would otherwise go to that endpoint.
+      - V(url_host), the host name of the monitor's URL (lowercase, without port or trailing dot), makes one host per
+        endpoint. A monitor whose URL has no host name is left out, with a warning.
+      - V(monitor_name) makes one host per monitor, named after it, which Ansible reaches at the host name of its URL.
+      - A name keeps only letters, digits, dots, dashes and underscores, so that a host pattern can name it; any other
+        character, and a leading dash, becomes an underscore (the monitor C(web1 admin) is the host C(web1_admin)).
+      - A name taken by another host, a group or the controller (C(localhost)) gets its monitor's id appended
+        (C(web1_admin_12)), with a warning.
+      - See L(docs/inventory.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/inventory.md#host-names).
     type: str
     choices: [url_host, monitor_name]
     default: url_host
   status:
     description:
-      - Only monitors with one of these statuses. The service cannot filter monitors by status, so every page
-        is still read and the others are left out here.
-      - By default, monitors of every status.
+      - Only monitors with one of these statuses; by default, every status.
+      - The service cannot filter monitors by status, so every page is still read.
     type: list
     elements: str
     choices: [pending, online, offline, paused, maintenance]
@@ -95,22 +65,24 @@ options:
       - Only the monitors of this status page.
     type: int
 notes:
-  - The configuration file's name must be C(uptime.yml) or C(uptime.yaml), or end in C(.uptime.yml) or
-    C(.uptime.yaml) (for example C(production.uptime.yml)).
+  - "Host variables, described in
+    L(docs/inventory.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/inventory.md#variables):"
+  - "C(uptime_monitors): the host's monitors: id, name, URL (its credentials masked), status and when it began,
+    interval, maintenance window, what the check sends and looks for (and which of its secrets are left out), and the
+    ongoing incident of an offline one."
+  - "C(uptime_statuses): the sorted statuses of those monitors."
+  - "C(ansible_host): the host name of the monitors' URL, when the host is named otherwise."
+  - "C(ansible_connection) and C(ansible_python_interpreter): those of Ansible's implicit localhost, for a host on a
+    loopback address; O(compose) or C(host_vars) override them."
   - O(api_url) and O(api_key) may be templates (for example a lookup of a vaulted value).
-  - The plugin sends no timestamp and the service returns UTC ones, so O(account_timezone) changes nothing here; it is
-    accepted (and its name checked) so that one configuration or environment serves the modules and the plugin.
-  - When the service cannot be read (a wrong O(api_key) or O(api_url)), the plugin fails with a message that names
-    the option, but C(ansible-inventory) and C(ansible-playbook) only warn about a source that fails and go on
-    without its hosts, with return code 0. Set the environment variable E(ANSIBLE_INVENTORY_UNPARSED_FAILED) to
-    C(true) (or C(unparsed_is_failed = true) in the C([inventory]) section of C(ansible.cfg)) to make that an error;
-    AWX / Automation Controller sets it for inventory updates.
-  - The cache (O(cache)) holds the monitors and their incidents as the host variables show them, without any
-    secret; its key is made from the configuration file, the account (a one-way fingerprint of the service's address
-    and the API key, never the key) and the filters, so that two accounts never share an entry.
-  - In AWX / Automation Controller, use the configuration file as an inventory source "Sourced from a Project",
-    with a credential of the type in C(extras/awx/credential_type.yml) of this collection, which sets
-    E(UPTIME_API_URL), E(UPTIME_API_KEY) and E(UPTIME_VALIDATE_CERTS).
+  - A source that fails only makes C(ansible-inventory) and C(ansible-playbook) warn; set
+    E(ANSIBLE_INVENTORY_UNPARSED_FAILED) to V(true) to make it an error (AWX does for inventory updates).
+  - A run sends one request per 100 monitors, and one more for the incidents when a listed monitor is offline; none
+    when O(cache) serves it.
+  - The cache holds no secret, and is keyed by the file, the account (a one-way fingerprint, never the key) and the
+    filters.
+  - In AWX / Automation Controller, use the file as an inventory source "Sourced from a Project", with a credential of
+    the type in C(extras/awx/credential_type.yml).
 seealso:
   - name: The inventory plugin's guide
     description: Configuration, groups, variables, AWX and event-driven use.
@@ -159,17 +131,15 @@ from ansible.module_utils.basic import missing_required_lib
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError, is_loopback
-from ansible_collections.uptime.monitoring.plugins.module_utils._connection import (
-    account_fingerprint,
-    account_zone,
-    connect,
-    connection_settings,
-)
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_fingerprint, connect, connection_settings
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS, STATUSES
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id, url_secret_spans
 
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
+# account_timezone is not among them: the plugin sends no timestamp and reads UTC ones.
+CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries')
+PLUGIN_LINE = re.compile(r'^plugin:\s*(["\']?)uptime\.monitoring\.monitors\1\s*(#.*)?$', re.M)
 GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
 MONITOR_KEYS = ('id', 'name', 'url', 'status', 'started_at', 'interval', 'maintenance_start_at', 'maintenance_end_at',
@@ -291,6 +261,17 @@ def hosts_of(monitors, host_names='url_host'):
     return hosts, nameless, renamed
 
 
+def names_this_plugin(path):
+    """Whether the YAML file at ``path`` says ``plugin: uptime.monitoring.monitors`` (its first 64 KiB, read as text)."""
+    if not str(path).endswith(('.yml', '.yaml')):
+        return False
+    try:
+        with open(path, encoding='utf-8', errors='replace') as handle:
+            return bool(PLUGIN_LINE.search(handle.read(65536)))
+    except OSError:
+        return False
+
+
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
     """Hosts from the monitors of an uptime-monitoring account."""
 
@@ -302,13 +283,22 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         name = str(path).replace('\\', '/').rsplit('/', 1)[-1]
         if name in CONFIG_NAMES or name.endswith(tuple('.' + suffix for suffix in CONFIG_NAMES)):
             return True
-        self.display.vvv('uptime.monitoring.monitors: skipping %s: the file name must be uptime.yml or end in '
-                         '.uptime.yml (or .yaml)' % path)
+        rule = 'the file name must be uptime.yml or end in .uptime.yml (or .yaml)'
+        if names_this_plugin(path):
+            # Ansible would only say the file "could not be verified by inventory plugin", which names no rule.
+            self.display.warning('uptime.monitoring.monitors: %s names this plugin but is not read: %s (for example %s)'
+                                 % (path, rule, name.rsplit('.', 1)[0] + '.uptime.yml'))
+        else:
+            self.display.vvv('uptime.monitoring.monitors: skipping %s: %s' % (path, rule))
         return False
 
     def parse(self, inventory, loader, path, cache=True):
         super().parse(inventory, loader, path, cache)
-        self._read_config_data(path)
+        config = self._read_config_data(path)
+        if 'account_timezone' in (config or {}):
+            # It was an option of this plugin (one that changed nothing): Ansible would drop the key without a word.
+            self.display.deprecated('uptime.monitoring.monitors: account_timezone in %s is ignored, as the plugin sends no timestamp '
+                                    'and reads UTC ones: remove it' % (path,), version='1.0.0', collection_name='uptime.monitoring')
         connection = self._connection_options()
         query, statuses = self._filters()
         if not HAS_REQUESTS:
@@ -336,7 +326,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 value = self.templar.template(value)
             return value
         try:
-            return connection_settings(option)
+            return connection_settings(option, CONNECTION_NAMES)
         except ValidationError as exc:
             raise source_error(str(exc)) from None
 
@@ -364,8 +354,6 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for warning in client.transport_warnings:
             self.display.warning('uptime.monitoring.monitors: %s' % warning)
         try:
-            # The plugin sends no timestamp and reads UTC ones: the zone is only checked, never read from the account.
-            account_zone(client, connection['account_timezone'])
             monitors = read_monitors(client, query, statuses)
         except (UptimeApiError, ValidationError) as exc:
             raise source_error(client.redact(str(exc))) from None

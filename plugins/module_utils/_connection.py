@@ -37,7 +37,8 @@ def address_secret_spans(text):
 
 
 # Each option: its type (as Ansible's argument spec names it), its default, the environment variable it falls
-# back to, and whether its value is secret. The doc fragment connection.py documents them; a test holds the two alike.
+# back to, and whether its value is secret. The doc fragments connection.py and times.py document them (sanity's
+# validate-modules compares them with the modules' argument spec).
 CONNECTION_OPTIONS = dict(
     # An address may hold credentials (refused, but shown masked where the option is echoed).
     api_url=dict(type='str', env='UPTIME_API_URL', secret_spans=address_secret_spans),

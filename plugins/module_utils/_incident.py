@@ -143,6 +143,8 @@ class IncidentResource(Resource):
     path = '/api/v1/incidents'
     schema = INCIDENT
     create_hint = 'leave id out and give the monitor and started_at to open one'
+    view_keys = ('id',) + tuple(field.name for field in INCIDENT.fields) + (
+        'monitor_name', 'status', 'duration', 'created_at', 'updated_at', 'monitor')
     list_filters = dict(
         monitor_id=dict(type='int'),
         search_by=dict(type='str', choices=['monitor', 'cause']),

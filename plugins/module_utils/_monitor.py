@@ -162,6 +162,8 @@ class MonitorResource(Resource):
     create_hint = 'leave id out to create it by name'
     always_shown = ('name',)
     created_facts = {'status': 'pending'}
+    view_keys = ('id', 'name', 'status') + tuple(field.name for field in MONITOR.fields if field.name != 'name') + (
+        'created_at', 'updated_at') + READ_ONLY_TIMESTAMPS
     list_filters = dict(
         search_by=dict(type='str', choices=['name', 'url']),
         status_page_id=dict(type='int'),

@@ -40,6 +40,8 @@ class Resource:
     always_shown = ()
     list_filters = {}
     lookup_options = {}
+    # The top-level keys of a returned record (what an info task's fields may name).
+    view_keys = ()
     # Options of a task that are no field: how the task applies its values (argument specs by name).
     task_options = {}
     # Time bounds of an info task: option -> (timestamp field, 'since' or 'until'), both ends included.

@@ -10,57 +10,29 @@ module: incident
 short_description: Ensure an incident of a monitor is present or absent
 version_added: 0.1.0
 description:
-  - Opens, updates (acknowledges, resolves, comments) or deletes one incident, a recorded period of trouble of a monitor.
-  - "O(state) says what the incident should be, as in community.general.pagerduty_alert: V(present) (it exists),
-    V(acknowledged), V(resolved), or V(absent). The returned RV(incident.status) is what the service derives from
-    the timestamps: V(unresolved), V(acknowledged) or V(resolved)."
-  - "The incident is found by O(id) when given; otherwise by its monitor and O(started_at); otherwise, with only a monitor,
-    it is that monitor's ongoing incident (the one not ended yet), so acknowledging or resolving the current incident
-    of a monitor is one task."
-  - "When the monitor has no ongoing incident, a task without O(started_at) or O(id) looks at the monitor's latest
-    incident. If that incident already holds every value the task asks (a re-run after the incident ended), the task
-    reports no change, returns that incident and says so in RV(msg): re-running tasks that opened, acknowledged and
-    resolved the current incident changes nothing and does not fail."
-  - "Otherwise, with O(state=acknowledged) or O(state=resolved), there is nothing to acknowledge or resolve: without
-    any other option the task reports no change and says so in RV(msg); with a O(cause), O(comment) or time the latest
-    incident does not hold, it B(fails), naming that incident, rather than drop the values while looking done. Give
-    O(id) to change a past incident, or O(started_at) to open a new one. These states never open an incident
-    without O(started_at)."
-  - "Otherwise, with O(state=present), a new incident is opened, started now (see O(started_at))."
-  - "A O(monitor_id) that no monitor of the account has fails (C(no monitor has the id N)): the monitor is read
-    once when its incident list is empty, so that a wrong id, or the key of another account, is not taken for a
-    monitor without incidents."
-  - "The service's checker opens and ends incidents at any moment (once a minute), and other jobs act too. When the
-    service refuses the incident a task opens because one was opened after the task looked (C(There's already an
-    ongoing incident for this monitor.)), a task without O(started_at) applies its values to that incident, as a
-    re-run would (C(changed) only when it changed something, RV(msg) naming the incident); a task with its own
-    O(started_at) fails, naming the incident that holds the monitor."
-  - "O(acknowledged_at) and O(ended_at) are set only once: when the checker or another job set the one a
-    O(state) sets meanwhile, the service keeps that time and the state asked for holds. The task succeeds, C(changed)
-    only for what its own write changed (a comment, say), and RV(msg) says which time was set meanwhile."
-  - "So opening an incident now (O(state=present) without O(started_at)) changes nothing while the monitor's last
-    incident has ended and already holds the O(cause) (and whatever else) the task asks: a re-run of a playbook that
-    opens and resolves an incident is a no-op. To record a recurrence, give O(started_at), after the end of the last
-    incident; a task with another O(cause) also opens a new incident."
-  - An incident that is not found by O(id) or O(started_at) is opened; this needs the monitor.
-  - Only the options you set are compared and sent; values are compared after normalisation (timestamps as instants to the
-    second), so a second run with the same arguments reports no change and sends no write.
-  - "The service never changes O(started_at) or the monitor of an incident, and sets O(acknowledged_at) and O(ended_at)
-    only once. Asking for another value than the one already set fails with a message, before anything is sent."
-  - Times are checked before any request; they must not be in the future, O(ended_at) must be after O(started_at) and
-    O(acknowledged_at) not before it.
-  - "A time the task chooses as now is read from the service's clock: the C(Date) header of its latest answer in this
-    task (the lookup of the incident always comes first), so that a controller whose clock is ahead of the service's
-    is not refused a time in the future by the service's clock. Only when no answer carried a C(Date) is the
-    controller's clock used; RV(msg) says which. Given times are checked against the same now before any write."
-  - "An incident resolved now in the second it started (the checker opened it as the task runs, or O(started_at)
-    is now) would end when it started, which the service refuses: the task waits until the service's clock passes
-    the start, a second or two at most, and takes that now; RV(msg) says so. Check mode tells the now the run would
-    take, without waiting."
+  - Opens, updates (acknowledges, resolves, comments on) or deletes one incident, a recorded period of trouble of a
+    monitor. O(state) says what the incident should be; the service derives RV(incident.status) from its times.
+  - The incident is found by O(id); else by its monitor and O(started_at); else, given only a monitor, it is the
+    monitor's ongoing incident, so acknowledging or resolving the current incident is one task.
+  - Only the options given are compared and sent, so a second run with the same arguments changes nothing.
+notes:
+  - "Without an ongoing incident, the monitor's latest incident decides: a task asking nothing it does not hold
+    changes nothing (RV(msg) says why); V(acknowledged) or V(resolved) with a value it does not hold fails; V(present)
+    opens an incident started now. See
+    L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#the-current-incident-of-a-monitor)."
+  - To record a recurrence of an incident that has ended, give O(started_at).
+  - "A time the task takes as now is the service's clock (the C(Date) of its latest answer), else the controller's; RV(msg) says which."
+  - "The service's checker opens and ends incidents at any moment: an incident it opened after the task looked gets the
+    values of a task without O(started_at), a time it set meanwhile is kept, and RV(msg) says so. See
+    L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#the-checker-acts-at-the-same-time)."
+  - Times are checked before any request; a monitor and O(started_at) never change, and O(acknowledged_at) and
+    O(ended_at) are set once, so asking another value fails before any write.
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
+  - uptime.monitoring.times
+  - uptime.monitoring.action_group
 attributes:
   check_mode:
     support: full
@@ -93,6 +65,7 @@ options:
     description:
       - Identifier of the monitor the incident belongs to.
       - One of O(id), O(monitor_id) and O(monitor) is required. An incident cannot be moved to another monitor.
+      - An id that no monitor of the account has fails (C(no monitor has the id N)).
       - With O(id), the incident must belong to this monitor, or the task fails before any change (also with
         O(state=absent)).
     type: int
@@ -109,14 +82,11 @@ options:
       - When the incident started. C(Y-m-dTH:i:s) is the account's local time (see O(account_timezone)); ISO 8601 with
         an offset (C(2026-01-31T23:00:00Z), C(2026-02-01T00:00:00+01:00)) is an instant. Not in the future.
       - With the monitor, the natural key of the incident.
-      - When not given, the task addresses the monitor's ongoing incident; when the monitor has none and
-        O(state=present), the incident opened starts now, by the service's clock. A re-run then finds that
-        incident ongoing and opens no second one; once it has ended, a re-run asking what it holds opens none
-        either. Give O(started_at) to record a recurrence.
+      - When not given, the task addresses the monitor's ongoing incident; one that O(state=present) opens starts
+        now, and a re-run opens no second one.
       - Cannot be changed once the incident exists. With O(id) and O(state=absent), it must be that incident's start,
         or the task fails before any change.
-      - The service refuses an incident that starts before the last incident of the monitor ended, and a second
-        ongoing incident of a monitor.
+      - The service refuses an incident that starts before the monitor's last one ended, and a second ongoing one.
     type: str
   acknowledged_at:
     description:
@@ -143,10 +113,9 @@ options:
     description:
       - How O(comment) is applied to an incident that has a comment already.
       - V(replace) makes O(comment) the whole comment.
-      - "V(append) adds O(comment) on a new line after the existing comment, prefixed with the time of the task in
-        UTC (C([2026-11-20T09:05:00Z] Pool size raised)); an empty comment becomes O(comment) alone. Nothing is
-        appended when the comment already holds the text (as the whole comment or as a line, with or without a time
-        stamp), so a re-run appends nothing and reports no change."
+      - V(append) adds O(comment) on a new line, after the time of the task in UTC
+        (C([2026-11-20T09:05:00Z] Pool size raised)); an empty comment becomes O(comment) alone.
+      - Nothing is appended when the comment already holds the text, so a re-run reports no change.
       - The appended comment must fit in 1024 characters, or the task fails before anything is sent.
     type: str
     choices: [replace, append]

@@ -19,6 +19,8 @@ author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
+  - uptime.monitoring.times
+  - uptime.monitoring.action_group
 attributes:
   check_mode:
     support: full
@@ -55,10 +57,9 @@ options:
     description:
       - Only incidents with this status. V(unresolved) is neither acknowledged nor ended, V(acknowledged) is
         acknowledged and not ended, V(resolved) is ended, V(ongoing) is not ended (unresolved or acknowledged).
-      - The service filters by the first three. It has no filter for V(ongoing), which is applied here to what the list
-        returns. In the default order (O(sort_by=ended_at), O(sort=desc)) the service lists the ongoing incidents
-        first, so reading stops at the first ended one (one request, and one more per O(per_page) ongoing
-        incidents); in any other order every page is read.
+      - The service has no filter for V(ongoing), so it is applied here to what the list returns.
+      - In the default order (O(sort_by=ended_at), O(sort=desc)) the ongoing incidents come first, so reading stops at
+        the first ended one; in any other order every page is read.
     type: str
     choices: [unresolved, acknowledged, resolved, ongoing]
   sort_by:
@@ -81,18 +82,27 @@ options:
     description:
       - Stop after this many incidents (within the time bounds, when given). By default every page is read.
     type: int
+  fields:
+    description:
+      - Return only these top-level keys of each incident, in this order (for example
+        V([id, monitor_name, started_at, cause]), which leaves out the nested C(monitor)), so that an
+        answer fits a terminal or a template; by default every key.
+      - A key no returned incident has is refused before any request, naming the keys there are.
+    type: list
+    elements: str
   started_since:
     description:
       - Only incidents that started at or after this time. C(Y-m-dTH:i:s) is the account's local time (see
         O(account_timezone)); ISO 8601 with an offset (C(2026-01-01T00:00:00Z)) is an instant.
-      - "The time bounds are applied while the pages are read. When the list is sorted by the bounded time in the
-        direction that passes the bound (O(sort_by=started_at) with O(sort=desc) for O(started_since), with
-        O(sort=asc) for O(started_until)), reading stops at the first incident beyond the bound; otherwise every
-        page is read and filtered."
+      - Reading stops at the first incident beyond the bound when the list is sorted by O(sort_by=started_at) with
+        O(sort=desc); otherwise every page is read and filtered. See
+        L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#incidents-of-a-period).
     type: str
   started_until:
     description:
       - Only incidents that started at or before this time. Same formats as O(started_since).
+      - Reading stops at the first incident beyond the bound when the list is sorted by O(sort_by=started_at) with
+        O(sort=asc).
     type: str
   ended_since:
     description:
@@ -112,9 +122,10 @@ EXAMPLES = r'''
   uptime.monitoring.incident_info:
   register: all_incidents
 
-- name: What is down? The ongoing incidents, acknowledged or not (reading stops at the first ended one)
+- name: What is down? The ongoing incidents, acknowledged or not (reading stops at the first ended one), five keys each
   uptime.monitoring.incident_info:
     status: ongoing
+    fields: [id, monitor_name, started_at, cause, status]
   register: ongoing
 
 - name: Say what is down, since when and why

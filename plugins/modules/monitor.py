@@ -13,12 +13,14 @@ description:
   - Creates, updates or deletes one monitor (a URL checked at an interval).
   - The monitor is found by O(id) when given, otherwise by its exact O(name).
   - Only the options you set are compared and sent; options left out keep the service's value.
-  - Values are compared after normalisation (integers, booleans, lists of key/value pairs without regard to
-    order, timestamps as instants to the second), so a second run with the same arguments reports no change and sends no write.
+  - Values are compared after normalisation (key/value lists without regard to order, timestamps as instants), so a
+    second run with the same arguments changes nothing.
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
+  - uptime.monitoring.times
+  - uptime.monitoring.action_group
 attributes:
   check_mode:
     support: full
@@ -146,14 +148,12 @@ options:
   alerts:
     description:
       - Alert channels, compared without regard to order. An empty list removes every alert.
-      - Values are checked per channel before anything is sent, an e-mail address for V(email), digits and
-        C(+) (at most 16) for V(sms), a bot token and a chat id separated by a space (at most 128 characters) for
-        V(telegram), an http(s) URL (at most 256 characters) for the others.
-      - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, since whoever
-        holds it can post to the channel. Results, diffs and messages show only its scheme and host
-        (C(https://hooks.slack.com/********)), marked as changed in a diff when it changes. It is compared with
-        its real value, and shown in that masked form in the arguments Ansible echoes (C(invocation)). A V(telegram) value holds a bot token and
-        is shown as C(********). The values of V(email) and V(sms) are shown as they are.
+      - Values are checked before anything is sent, per channel. V(email) takes an e-mail address, V(sms) digits and
+        C(+) (at most 16), V(telegram) a bot token and a chat id separated by a space (at most 128 characters), the
+        others an http(s) URL (at most 256 characters).
+      - The URL of a V(webhook), V(slack), V(teams), V(discord) or V(flock) channel is a credential, so results, diffs,
+        messages and the echoed arguments show only its scheme and host (C(https://hooks.slack.com/********)).
+      - A V(telegram) value holds a bot token and is shown as C(********); V(email) and V(sms) values as they are.
       - A value given in its masked form keeps the stored one (see the notes).
     type: list
     elements: dict
@@ -175,12 +175,9 @@ options:
       - The same word as the returned RV(monitor.paused) and as the key of M(uptime.monitoring.monitor_info)'s export.
     type: bool
 notes:
-  - "Secrets are masked in every result and diff: O(request_auth_password), the values of sensitive
-    O(request_headers), the values of webhook and telegram O(alerts), and the credentials of the user-info of
-    O(url) (the password, or the whole user-info when it has no password) and its secret query values. A secret
-    given in its masked form, as a result shows it, keeps what the monitor holds (a masked O(url) must be the masked
-    form of the stored URL), so what M(uptime.monitoring.monitor_info) exports applies back without loss. A masked
-    value with nothing stored to stand for fails the task before any write."
+  - Secrets are masked in every result and diff (see L(README.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/README.md#secrets)).
+  - A secret given in its masked form keeps what the monitor holds, so what M(uptime.monitoring.monitor_info) exports
+    applies back without loss; one with nothing stored to stand for fails before any write.
 '''
 
 EXAMPLES = r'''

@@ -11,18 +11,19 @@ short_description: Read monitors of the uptime-monitoring service
 version_added: 0.1.0
 description:
   - Lists monitors with the service's filters and sorting, reading every page by default.
-  - "The whole list is read as it stood while its pages were read: newest first, 100 a page, and read again from its
-    first page when monitors are created or deleted between two pages (the service cuts each page when it reads it,
-    so a monitor would be on no page), at most 3 times, else the task fails naming the list. It is then put in the
-    order of O(sort_by) and O(sort). With O(limit), the pages are read in that order, O(per_page) at a time,
-    unchecked."
-  - Reads one monitor by O(id) or by O(name). A monitor that is not found gives an empty list, not a failure.
-  - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), to bring an
-    existing account under code. The export applies back without loss, secrets included (see O(reveal_secrets)).
+  - Reads one monitor by O(id) or by O(name); one that is not found gives an empty list, not a failure.
+  - With O(export=true), also returns the monitors as arguments of M(uptime.monitoring.monitor), which apply back
+    without loss.
+notes:
+  - A whole list is read as it stood, newest first, and read again when another job changed it between two pages (at
+    most 3 times, else the task fails); it is then put in the order of O(sort_by) and O(sort).
+  - With O(limit), the pages are read in the order asked, O(per_page) at a time, without that check.
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
+  - uptime.monitoring.times
+  - uptime.monitoring.action_group
 attributes:
   check_mode:
     support: full
@@ -88,6 +89,13 @@ options:
     description:
       - Stop after this many monitors, for very large accounts. By default every page is read.
     type: int
+  fields:
+    description:
+      - Return only these top-level keys of each monitor, in this order (for example V([name, status, url])), so that
+        an answer fits a terminal or a template; by default every key.
+      - A key no returned monitor has is refused before any request, naming the keys there are.
+    type: list
+    elements: str
   export:
     description:
       - Also return RV(export), the monitors as arguments of M(uptime.monitoring.monitor).
@@ -116,9 +124,10 @@ EXAMPLES = r'''
     sort: asc
   register: example_monitors
 
-- name: What is down? The offline monitors, by name
+- name: What is down? The offline monitors, by name, three keys each
   uptime.monitoring.monitor_info:
     status: offline
+    fields: [name, url, status]
     sort_by: name
     sort: asc
   register: down

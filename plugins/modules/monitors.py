@@ -12,29 +12,15 @@ version_added: 0.1.0
 description:
   - Manages a whole list of monitors in one task, in the style of Ansible resource modules (O(state=merged),
     V(replaced), V(overridden), V(deleted), V(gathered)).
-  - Reads every monitor of the account once (all pages, 100 monitors a page), compares in memory with the same
-    normalisation as M(uptime.monitoring.monitor), then sends only the writes that are needed, one request per
-    created, updated or deleted monitor, from a bounded pool of O(workers).
-  - A sync that changes nothing costs one request per 100 monitors of the account.
-  - "The account is read as it stood while its pages were read: when another job creates or deletes monitors between
-    two pages (the service cuts each page when it reads it, so a monitor would be on no page, and be neither updated
-    nor deleted), the list is read again from its first page, at most 3 times, else the task fails naming the list
-    before any write."
-  - Monitors are matched by their exact O(config[].name), as M(uptime.monitoring.monitor) finds them. A name that
-    differs only in case is another monitor's; an entry whose name differs only in case from a monitor that no entry
-    names is refused before any write, naming both (it would be created beside it, which a service that compares
-    names without case refuses, and V(replaced) or V(overridden) would delete the other with its incidents).
-    A monitor cannot be renamed with this module; use M(uptime.monitoring.monitor) with
-    O(uptime.monitoring.monitor#module:id).
-  - When some writes fail, the others are still made and reported, and the task fails with one message that names
-    the monitors written (created, updated, deleted), the message of each failed monitor, and whether running the
-    task again finishes the job. It does when every failure is transient (HTTP 429, a server error, a timeout, a
-    lost answer; RV(changes[].transient)); when the service refused an entry as given (HTTP 422, say), that entry
-    must change first, and a rerun as it is fails the same way.
+  - Monitors are matched by their exact O(config[].name), as M(uptime.monitoring.monitor) finds them.
+  - Reads the account once (one request per 100 monitors), compares in memory as M(uptime.monitoring.monitor) does,
+    and sends only the writes needed, from a pool of O(workers).
 author:
   - Uptime Monitoring maintainers (@uptime-monitoring)
 extends_documentation_fragment:
   - uptime.monitoring.connection
+  - uptime.monitoring.times
+  - uptime.monitoring.action_group
 attributes:
   check_mode:
     support: full
@@ -58,12 +44,12 @@ options:
         account is deleted; O(config=[]) deletes none.
       - An empty list with O(state=overridden) is refused before any request (a lookup or filter that yields nothing
         gives one); to delete every monitor on purpose, use O(state=deleted) without O(config).
-      - "With O(state=replaced) and O(state=overridden), O(config[].url) and O(config[].interval) are required and
-        every option left out goes back to its default: O(config[].alert_condition=url_unavailable),
-        O(config[].request_method=GET), O(config[].cache_buster=false), O(config[].paused=false),
-        O(config[].ssl_alert_days=0), O(config[].domain_alert_days=0), O(config[].request_headers=[]) and
-        O(config[].alerts=[]); O(config[].alert_text_lookup), Basic authentication and the maintenance window
-        are cleared. These are the values of a monitor created without those options."
+      - With O(state=replaced) and O(state=overridden), O(config[].url) and O(config[].interval) are required.
+      - "With those states every option left out goes back to what a monitor created without it has:
+        O(config[].alert_condition=url_unavailable), O(config[].request_method=GET), O(config[].cache_buster=false),
+        O(config[].paused=false), O(config[].ssl_alert_days=0), O(config[].domain_alert_days=0), no
+        O(config[].request_headers) or O(config[].alerts); the text lookup, Basic authentication and the maintenance
+        window are cleared."
     type: list
     elements: dict
     suboptions:
@@ -196,27 +182,31 @@ options:
   unresolved_masks:
     description:
       - What to do with a secret of O(config) given in its masked form that no stored secret answers for (a monitor to
-        create, another account, a secret removed since the export, or more stored items that show the same than
-        the entry gives masked ones for, so that which to keep would be a guess).
+        create, another account, a secret removed since the export, or a masked item that several stored ones could
+        stand for).
       - V(fail) fails the task before any write, naming every monitor and item.
-      - V(leave_out) applies the rest and tells in RV(left_out) what it left out, never a value. An item of
-        O(config[].request_headers) or O(config[].alerts) is left out alone (its plain neighbours are applied); a
-        password with its user name (the service takes them as a pair); a masked O(config[].url) leaves the monitor
-        out when it is to be created, and an existing monitor keeps its own URL. Masked items whose stored
-        counterparts are more or fewer than the masked ones keep every stored one, and only the masked ones beyond
-        them are left out.
-      - Applied to the account it was read from, an export loses nothing either way (a masked value keeps the stored
-        one). Used with O(state=merged), V(replaced) and V(overridden).
+      - V(leave_out) applies the rest and names in RV(left_out) what it left out, never a value.
+      - Left out are a masked header or alert alone; a password with its user name (the service takes them as a pair);
+        a monitor to create with a masked O(config[].url) (an existing one keeps its URL); masked items beyond the
+        stored ones.
+      - Applied to the account it was read from, an export loses nothing either way. Used with O(state=merged),
+        V(replaced) and V(overridden).
     type: str
     choices: [fail, leave_out]
     default: fail
 notes:
-  - Deleting a monitor (O(state=overridden), O(state=deleted)) also deletes its incidents; the service does so.
-  - "Secrets (Basic authentication, sensitive header values, webhook and telegram alert values, the password and secret
-    query values of a URL) are masked in every result. A secret given in its masked form, as a result shows it,
-    keeps what the monitor holds: RV(gathered) applied back with any state changes nothing and loses nothing. A
-    masked value that no stored secret answers for (a monitor to create, another account) fails the task before
-    any write, naming every monitor and item, or is left out with O(unresolved_masks=leave_out)."
+  - A monitor cannot be renamed here; use M(uptime.monitoring.monitor) with O(uptime.monitoring.monitor#module:id).
+  - An entry whose name differs only in case from a monitor that no entry names is refused before any write, naming
+    both.
+  - A list that another job changes while its pages are read is read again, at most 3 times, else the task fails
+    before any write.
+  - "When some writes fail, the others are still made, and the task fails naming each monitor written and each
+    failure, and whether a re-run finishes the job (RV(changes[].transient)). See
+    L(docs/operator-guide.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/operator-guide.md#errors-about-monitors-entries)."
+  - Deleting a monitor also deletes its incidents; the service does so.
+  - Secrets are masked in every result (see L(README.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/README.md#secrets)).
+  - A masked secret given back keeps what the monitor holds, so RV(gathered) applies back changing nothing; one that
+    nothing stored answers for fails before any write, or is left out with O(unresolved_masks=leave_out).
 '''
 
 EXAMPLES = r'''

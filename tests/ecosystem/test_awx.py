@@ -16,7 +16,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from ecosystem_support import OTHER_KEY, PRIMARY_KEY, REPO_ROOT, create_monitor
 
 CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'awx', 'credential_type.yml')
-CONNECTION_DOC = os.path.join(REPO_ROOT, 'plugins', 'doc_fragments', 'connection.py')
+DOC_FRAGMENTS = os.path.join(REPO_ROOT, 'plugins', 'doc_fragments')
 
 # A stand-in for an awx.awx module: records the arguments it was given (one JSON line each) in the file named by
 # AWX_STUB_RECORD. Whether the real modules change anything on a second run is awx.awx's: the arguments are checked.
@@ -66,8 +66,10 @@ def test_credential_type_shape_and_injected_environment():
     assert sorted(credential_type['inputs']['required']) == ['api_key', 'url']
     assert all(field['type'] in ('string', 'boolean') and field['label'] and field['help_text'] for field in fields.values())
     assert set(credential_type['injectors']) == {'env'}
-    with open(CONNECTION_DOC, encoding='utf-8') as handle:
-        documented = set(re.findall(r'E\((UPTIME_[A-Z_]+)\)', handle.read()))
+    documented = set()
+    for name in (name for name in os.listdir(DOC_FRAGMENTS) if name.endswith('.py')):
+        with open(os.path.join(DOC_FRAGMENTS, name), encoding='utf-8') as handle:
+            documented |= set(re.findall(r'E\((UPTIME_[A-Z_]+)\)', handle.read()))
     assert documented == {'UPTIME_API_URL', 'UPTIME_API_KEY', 'UPTIME_VALIDATE_CERTS', 'UPTIME_ACCOUNT_TIMEZONE'}
     assert set(credential_type['injectors']['env']) == documented
     for inputs, validate_certs, timezone in [

@@ -137,7 +137,9 @@ def test_playground_prints_what_to_paste_and_both_accounts_work(playgrounds):
                                                   'cat inventory-graph.txt', 'rm inventory-graph.txt'])
     assert os.path.join('build', 'demo', 'collections', 'ansible_collections', 'uptime', 'monitoring') in output
     down = json.loads(re.search(r'^localhost \| SUCCESS => (\{.*?^\})$', output, re.M | re.S).group(1))
-    assert [monitor['name'] for monitor in down['monitors']] == ['demo-api'], output
+    assert down['monitors'] == [{'name': 'demo-api', 'url': 'https://api.example.com/ping', 'status': 'offline'}], output
+    # Nothing skipped but what was asked: the kept demo leaves out its removal, the default demo runs every task.
+    assert re.findall(r'\bskipped=(\d+)', output) == ['1', '0'], output
     graph = output[output.index('@all:'):]
     assert re.search(r'@uptime_offline:\n\W*api\.example\.com\n', graph), graph
     for host in ('shop.example.com', 'blog.example.com'):

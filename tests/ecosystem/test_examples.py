@@ -230,3 +230,58 @@ def test_examples(ansible, emulator, module):
     if not spec['writes']:
         assert_changed_nothing(run)
         assert emulator.writes() == [], run
+
+
+LOOKUPS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'plugins', 'lookup')
+LOOKUP_SECRETS = ('lookup-pass-4471', 'Bearer lookup-token-8812')
+# What each lookup must refuse in one line naming the option, before any request.
+LOOKUP_REFUSALS = [('monitors', "status='down'", 'status'), ('monitors', "fields=['name', 'cause']", 'fields'),
+                   ('incidents', "status='ongoing', id=3", 'id'), ('incidents', "started_since='soon'", 'started_since'),
+                   ('monitors', "per_page=20", 'per_page')]
+
+
+def test_lookup_examples_run_masked_and_bad_input_fails_before_any_request(ansible, emulator):
+    """The lookups' EXAMPLES, in one playbook with a full query of each (their results checked for secrets) and a bad
+    option of each (refused naming it): one ansible-playbook run."""
+    create_monitor(emulator, 'shop', request_auth_username='robot', request_auth_password=LOOKUP_SECRETS[0],
+                   request_headers=[{'key': 'Authorization', 'value': LOOKUP_SECRETS[1]}])
+    api = create_monitor(emulator, 'api')
+    emulator.check(api['id'], 'offline', cause='HTTP 503')
+    emulator.clear_log()
+    tasks = []
+    for name in ('monitors', 'incidents'):
+        tasks += yaml.safe_load(documentation(os.path.join(LOOKUPS_DIR, name + '.py'), 'EXAMPLES'))
+    tasks.append({'name': 'Keep what the lookups return', 'changed_when': False, 'ansible.builtin.copy': {
+        'dest': "{{ lookup('ansible.builtin.env', 'PWD') }}/lookups.json", 'mode': '0600',
+        'content': "{{ {'monitors': query('uptime.monitoring.monitors'), 'incidents': query('uptime.monitoring.incidents'),"
+                   " 'down': query('uptime.monitoring.monitors', status='offline', fields=['name', 'status'])} | to_json }}"}})
+    for number, (name, options, dummy) in enumerate(LOOKUP_REFUSALS):
+        tasks.append({'name': 'Refused %d' % number, 'ignore_errors': True, 'register': 'refused_%d' % number,
+                      'ansible.builtin.debug': {'msg': "{{ query('uptime.monitoring.%s', %s) }}" % (name, options)}})
+    tasks.append({'name': 'Keep the refusals', 'changed_when': False, 'ansible.builtin.copy': {
+        'dest': "{{ lookup('ansible.builtin.env', 'PWD') }}/refusals.json", 'mode': '0600',
+        'content': '{{ [%s] | map(attribute="msg") | to_json }}' % ', '.join('refused_%d' % n for n in range(len(LOOKUP_REFUSALS)))}})
+    play = {'name': 'EXAMPLES of the lookups', 'hosts': 'localhost', 'gather_facts': False, 'tasks': tasks}
+    run = ansible.playbook(ansible.write('lookups.yml', yaml.safe_dump([play], sort_keys=False)))
+
+    assert 'skipping:' not in run.output, run
+    assert 'msg": "api"' in run.output, run  # what is down, said by the first example
+    assert 'api since ' in run.output, run
+    for secret in LOOKUP_SECRETS:
+        assert secret not in run.output, secret
+    with open(os.path.join(ansible.workdir, 'lookups.json'), encoding='utf-8') as handle:
+        text = handle.read()
+    for secret in LOOKUP_SECRETS:
+        assert secret not in text, secret
+    found = json.loads(text)
+    assert [monitor['name'] for monitor in found['monitors']] == ['api', 'shop']
+    assert found['monitors'][1]['request_auth_password'] == '********'
+    assert [(incident['monitor_name'], incident['cause']) for incident in found['incidents']] == [('api', 'HTTP 503')]
+    assert found['down'] == [{'name': 'api', 'status': 'offline'}]
+    with open(os.path.join(ansible.workdir, 'refusals.json'), encoding='utf-8') as handle:
+        refusals = json.load(handle)
+    for (name, options, option), message in zip(LOOKUP_REFUSALS, refusals):
+        assert message.count('\n') == 0, message
+        assert 'uptime.monitoring.%s' % name in message, message
+        assert option in message, (options, message)
+    assert emulator.writes() == [], run

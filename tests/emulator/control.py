@@ -265,7 +265,10 @@ class Emulator:
             url, query = answer.json['links']['next'], None
         if monitor.isdigit():
             return int(monitor)
-        raise RuntimeError('no monitor is named %r' % monitor)
+        # A newcomer in the playground runs its examples in any order: say where the demo's monitors come from.
+        hint = ('; the demo makes demo-shop, demo-api and demo-blog and keeps them with -e demo_cleanup=false (the '
+                'playground prints that command)') if monitor.strip().startswith('demo-') else ''
+        raise RuntimeError('no monitor is named %r in this account%s' % (monitor, hint))
 
     def seed(self, monitors, offline=0, resolved=0, api_key=None):
         """Insert ``monitors`` monitors at once (``offline`` of them with an ongoing incident, ``resolved`` with a

@@ -146,7 +146,7 @@ def serve(host, port):
               '  ansible-doc uptime.monitoring.monitor\n'
               '  ansible-playbook -i %(inventory)s %(playbook)s -e demo_cleanup=false\n'
               '  python tests/emulator/control.py status demo-api offline --cause "HTTP 503"   # as the checker; online, pending\n'
-              '  ansible -i %(inventory)s localhost -m uptime.monitoring.monitor_info -a status=offline   # what is down?\n'
+              '  ansible -i %(inventory)s localhost -m uptime.monitoring.monitor_info -a "status=offline fields=name,url,status"   # what is down?\n'
               '  ansible-inventory -i %(monitors)s --graph\n'
               '  UPTIME_API_KEY=%(second)s ansible-playbook -i %(inventory)s %(playbook)s   # the other account\n'
               '  python tests/emulator/control.py timezone %(first)s Europe/Paris   # reset, log, fault...\n\n%(where)s'

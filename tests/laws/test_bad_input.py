@@ -49,7 +49,10 @@ MONITOR = {
     'retries': (st.one_of(st.integers(-100, -1), JUNK_NUMBER), {}), 'validate_certs': (JUNK_BOOL, {}),
     'api_url': (st.sampled_from(['uptime.example.com', 'ftp://uptime.example.com', 'http://[fe80::1', '']), {})}
 INFO = {'id': (JUNK_NUMBER, {}), 'limit': (st.one_of(st.integers(-100, 0), JUNK_NUMBER), {}),
-        'per_page': (int_choice((10, 25, 50, 100)), {}), 'sort': (choice(('asc', 'desc')), {})}
+        'per_page': (int_choice((10, 25, 50, 100)), {}), 'sort': (choice(('asc', 'desc')), {}),
+        # Keys no returned record has (a key of the other kind's records among them), or none at all.
+        'fields': (st.one_of(st.just([]), st.lists(choice(('id', 'name', 'status', 'url', 'cause', 'started_at', 'monitor')),
+                                                   min_size=1, max_size=2)), {})}
 MONITOR_INFO = dict(INFO, status_page_id=(JUNK_NUMBER, {}), export=(JUNK_BOOL, {}),
                     sort_by=(choice(('id', 'name', 'url')), {}), search_by=(choice(('name', 'url')), {'search': 'web'}))
 INCIDENT_INFO = dict(INFO, monitor_id=(JUNK_NUMBER, {}), status=(choice(('unresolved', 'acknowledged', 'resolved')), {}),

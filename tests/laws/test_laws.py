@@ -15,7 +15,8 @@ from hypothesis import assume, example, given, strategies as st
 from laws import budget, fresh, holds, quiet, run, stored, writes
 import strategies as gen
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR, MONITORS
 
 # Monitors as accounts hold them: some with a secret in one of its places (a URL's credential among them).
 START = st.lists(gen.monitors() | gen.SECRETS.flatmap(lambda secret: gen.monitors(secret=secret)), max_size=3,
@@ -460,3 +461,20 @@ def test_status_filters(emulator, connection, mode, monitors, seeded, touched, s
     holds(sorted(each['id'] for each in ongoing) == expected, 'incident_info ongoing: the ongoing incidents', expected=expected,
           ongoing=ongoing)
     holds(pages == needed, 'incident_info ongoing: the pages read', pages=pages, needed=needed)
+
+
+@budget(25)
+@given(mode=MODES, monitors=START.filter(bool), opened=st.booleans(), kind=st.sampled_from(['monitor_info', 'incident_info']),
+       data=st.data())
+def test_fields_return_the_keys_asked_of_the_full_records(emulator, connection, mode, monitors, opened, kind, data):
+    """An info task with fields returns, of each record, exactly the keys asked, in their order, with the values the full
+    record shows (secrets masked alike), and the same records."""
+    start(emulator, mode, monitors, monitors[:1] if opened else ())
+    keys = (MONITORS if kind == 'monitor_info' else INCIDENTS).view_keys
+    fields = data.draw(st.lists(st.sampled_from(keys), min_size=1, max_size=4, unique=True), label='fields')
+    whole, compact = run(connection, kind, {}), run(connection, kind, {'fields': fields})
+    plural = kind.split('_')[0] + 's'
+    holds(not compact.failed, 'fields are taken', fields=fields, result=compact.result)
+    wanted = [{key: record.get(key) for key in fields} for record in whole[plural]]
+    holds(compact[plural] == wanted, 'the keys asked of the full records', fields=fields, compact=compact[plural], wanted=wanted)
+    holds([list(record) for record in compact[plural]] == [fields] * len(wanted), 'in the order asked', fields=fields)

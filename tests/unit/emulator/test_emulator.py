@@ -168,3 +168,15 @@ def test_time_zone_of_the_command_line_is_shown_set_by_the_control_command_and_r
         assert account_zones(server) == ['Asia/Kolkata', None]
         server.reset()
         assert account_zones(server) == [None, 'America/New_York']
+
+
+@pytest.mark.parametrize('monitor, hint', [('demo-api', 'demo_cleanup=false'), ('web', None)])
+def test_the_status_command_on_a_monitor_not_there_says_where_the_demos_come_from(emulator, capsys, monitor, hint):
+    """The playground's examples in another order: control.py status before the demo kept its monitors."""
+    emulator.reset()
+    with pytest.raises(SystemExit) as ended:
+        control.main(['status', monitor, 'offline', '--url', emulator.url])
+    error = capsys.readouterr().err
+    assert ended.value.code == 1
+    assert "no monitor is named '%s' in this account" % monitor in error
+    assert (hint in error) if hint else ('demo' not in error), error

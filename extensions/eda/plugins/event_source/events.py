@@ -37,53 +37,11 @@ DOCUMENTATION = r"""
 short_description: Poll a phpUptime service for incident and monitor status transitions.
 description:
   - An ansible-rulebook event source that polls the C(/api/v1) API of a phpUptime service and sends one event per
-    transition (an incident opened, acknowledged, resolved or deleted; a monitor whose status changed among
-    C(pending), C(online), C(offline), C(paused) and C(maintenance), with its previous status).
-  - Events of one poll are sent oldest first. Each carries the monitor and the incident as the collection's modules
-    return them, secrets masked (C(request_auth_password), the values of sensitive request headers, the URLs of
-    webhook alert channels but for their scheme and host, telegram alert values, the password and secret query values
-    of the monitor's C(url), secret-looking keys such as C(token)), and a
-    C(meta.uuid) derived from the record and the transition, so the same transition always gets the same uuid and
-    ansible-rulebook's persistence can drop it when it is sent again after a restart.
-  - The first poll records what the account looks like and sends nothing, unless O(emit_existing) is set (the
-    monitors are recorded as the first sweep reads them, see O(sweep_period)). At start,
-    the source logs one line at the WARNING level (which ansible-rulebook shows without C(-v)) naming the address
-    it polls (never the key) and the interval.
-  - "Errors: a 429, 502, 503 or 504 with C(Retry-After) is waited out as its C(Retry-After) asks (seconds or an HTTP
-    date); other 5xx answers, a 429 without it, timeouts and refused or dropped connections are logged as warnings
-    and polling goes on with an increasing pause; the next poll that succeeds sends what happened meanwhile. A
-    refused API key (401, or a redirect to the login page), an account without API access (403), a 404 on a list
-    or a 405 (O(api_url) is not the service's base address), a refused TLS handshake or certificate and invalid
-    arguments stop the source with one message."
-  - "What it reads, and what it costs: every poll reads the incidents (the ongoing ones, and those that ended within
-    O(lookback) before the service's clock: usually one request, whatever the number of monitors). The service's checker
-    opens an incident when a monitor goes offline and ends it when the monitor is back online, and each incident
-    carries its monitor: so offline and online changes are reported by the next poll, at a cost that does not grow
-    with the account. Pause, resume and maintenance show only on the monitors: the source reads the monitor list a
-    few pages a poll (100 monitors a page), so that the whole list is read once every O(sweep_period). Such a change
-    is reported within about O(sweep_period) plus O(interval) of when it happened (a monitor may wait one more sweep
-    when monitors are deleted meanwhile, as the pages then shift). A status that comes and goes between two reads of
-    its page (a pause of a few minutes) shows as the status after it, with C(flapped)."
-  - "Requests a minute, for N monitors: 60 / O(interval) polls, each reading the incidents and C(N / 100) (rounded
-    up) times O(interval) / O(sweep_period) pages of the list on average, at least one; with the defaults, 2 up to
-    1,500 monitors and about 8 for 10,000. An incident that was ongoing at the previous poll and is no longer listed
-    (deleted, or back-dated) costs one request, at most 20 a poll."
-  - "Budget: the service allows an account 120 requests a minute, shared with playbooks and people. Every answer
-    says how many are left (C(X-RateLimit-Remaining)); the source never sends a request that the last answer says
-    would leave fewer than O(reserve) (requests of others since are not seen). When the account is that busy, it
-    logs one warning and reads less until the count is renewed, the incidents first, then the monitor list, and
-    logs once when it reads at full pace again. What was not read is read by a later poll with requests to spare
-    (C(seen_at) says when). When the account leaves the source only enough for the incidents, once an
-    O(sweep_period) has passed without a page of the monitor list, a poll reads one page before the incidents (never
-    below the reserve): a whole sweep then takes C(N / 100) (rounded up) times O(sweep_period)."
-  - "What is news: a transition older than O(lookback) before the poll, by the service's clock, is never sent (an
-    import of past incidents, a long stop); within it, each is sent once, with C(late) when found after the fact. A
-    monitor created since the first poll is reported when first seen C(paused) or C(maintenance) (C(previous_status)
-    null); a first C(online), C(pending) or C(offline) (which comes with its incident) is no status change. A record
-    the source cannot read is left out, with one warning naming its kind and id, and the other records' events are
-    sent; an ongoing incident it cannot read is not taken for deleted."
-  - Needs the Python library C(requests), and the collection installed whole (the source uses its
-    C(plugins/module_utils)). Timestamps in events are UTC instants, C(Y-m-dTH:i:sZ).
+    transition, an incident opened, acknowledged, resolved or deleted, or a monitor whose status changed.
+  - Each poll reads the incidents and a few pages of the monitor list; it never spends the O(reserve) of the account's
+    rate limit left to playbooks and people.
+  - Each transition is sent once, with a C(meta.uuid) derived from it; the first poll records what the account looks
+    like and sends nothing, unless O(emit_existing).
 requirements:
   - ansible-rulebook
   - requests
@@ -135,10 +93,9 @@ options:
         stopped are sent as the polls find them (the incidents at the first poll, a pause when the sweep reaches its
         page), those within O(lookback) of the poll that finds them, and none is sent twice.
       - Without it, a restarted source starts with a new baseline (or with O(emit_existing)).
-      - "The file names the account it was written for (a one-way fingerprint of O(api_url) and O(api_key), never the
-        key). A file of another account, of another O(api_url) or of an older version of this source, and one that
-        cannot be read or does not hold what this version writes (cut short, damaged, edited by hand), is ignored
-        with a warning: the source starts with a new baseline and overwrites it."
+      - The file names its account by a one-way fingerprint of O(api_url) and O(api_key), never the key.
+      - A file of another account or version, or one that cannot be read (cut short, damaged, edited by hand), is
+        ignored with a warning; the source starts with a new baseline and overwrites it.
     type: path
   emit_existing:
     description:
@@ -164,7 +121,7 @@ options:
         changes that only the monitors show (pause, resume, maintenance).
       - A change of that kind is reported within about O(sweep_period) plus O(interval) of when it happened;
         offline and online changes are reported by the next poll anyway, from the incidents.
-      - A shorter period costs more requests on a big account (see the description). At least O(interval).
+      - A shorter period costs more requests on a big account. At least O(interval).
     type: float
     default: 900
   reserve:
@@ -176,30 +133,24 @@ options:
     type: int
     default: 30
 notes:
-  - "Event payload, under the key C(uptime): C(type) (C(incident_opened), C(incident_acknowledged),
-    C(incident_resolved), C(incident_deleted) or C(monitor_status_changed)), C(kind) (C(incident) or C(monitor)),
-    C(status) and C(previous_status), C(at) (when the transition happened, UTC C(Y-m-dTH:i:sZ)), C(monitor_id),
-    C(monitor_name), C(monitor) (the monitor as M(uptime.monitoring.monitor_info) returns it), C(incident) (for
-    incident events, the incident as M(uptime.monitoring.incident_info) returns it: C(id), C(monitor_id),
-    C(started_at), C(acknowledged_at), C(ended_at), C(cause), C(comment), C(monitor_name), C(status), C(duration),
-    C(created_at), C(updated_at), C(monitor)), C(incident_id) (null for monitor events), C(existing) (true when sent
-    by O(emit_existing)), C(flapped) (a monitor whose status changed away and back between two polls: the status in
-    between was not seen), C(seen_at) (when the poll that found it began, UTC), C(late) (true when the transition
-    happened before the previous poll began, by the service's clock: found after the fact, as a pause found by the
-    sweep of the monitors or an incident recorded with past times; C(at) is the service's clock and C(seen_at) this
-    machine's)
-    and C(api_url)."
-  - "The strings of an event (names, causes, comments, URLs) are what the account's users typed. A playbook that
-    ansible-rulebook runs (C(run_playbook), C(run_job_template)) receives the event as extra vars, which ansible-core
-    evaluates as templates: read only the integer ids (C(monitor_id), C(incident_id)) there, and take names and texts
-    from a module's result, as the playbook C(uptime.monitoring.acknowledge_incident) does."
-  - "A deleted incident is reported when it was ongoing at the previous poll; a resolved incident that is deleted
-    is not. A monitor that changes its status several times between two polls yields one event for its status now
-    (with C(flapped) when that status equals the one seen before); poll more often than the checks run to see
-    each change."
-  - "C(previous_status) is null for an event of O(emit_existing), for a monitor first seen C(paused) or
-    C(maintenance), and for a monitor that went offline before the first sweep reached it (the incident does not
-    say whether it was C(online) or C(pending))."
+  - "The event, under the key C(uptime): C(type), C(kind), C(status), C(previous_status), C(at), C(monitor_id),
+    C(monitor_name), C(incident_id), C(monitor) and C(incident) (as the info modules return them, secrets masked),
+    C(existing), C(flapped), C(seen_at), C(late) and C(api_url). See
+    L(docs/eda.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/eda.md#events)."
+  - "Offline and online changes come with the incidents at the next poll; a pause, resume or maintenance within about
+    O(sweep_period) plus O(interval). See L(docs/eda.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/eda.md#the-request-budget)."
+  - With the defaults, the source sends about 2 requests a minute up to 1,500 monitors, and 8 for 10,000.
+  - "A transition older than O(lookback) by the service's clock is never sent; one found after the fact is sent with
+    C(late). See L(docs/eda.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/eda.md#the-past)."
+  - "A refused key, a wrong O(api_url), a TLS failure or an invalid argument stops the source with one message; other
+    failures are logged as warnings and polling goes on. See
+    L(docs/eda.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/eda.md#errors)."
+  - "The strings of an event are what the account's users typed, and a playbook started by ansible-rulebook evaluates
+    its extra vars as templates: read only the ids there, as the playbook C(uptime.monitoring.acknowledge_incident)
+    does."
+  - At start the source logs the address it polls (never the key) at the WARNING level. Timestamps in events are UTC,
+    C(Y-m-dTH:i:sZ).
+  - The source needs the collection installed whole (it uses its C(plugins/module_utils)).
 """
 
 EXAMPLES = r"""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import functools
 import json
 import logging
 import os
@@ -29,6 +30,14 @@ MONITOR = {'name': 'web', 'url': 'https://web.example.com', 'interval': '60', 'r
            'alert_condition': 'url_unavailable'}
 T0, T1, T2, T3 = ('2026-01-01T10:00:00.000000Z', '2026-01-01T10:05:00.000000Z', '2026-01-01T10:09:00.000000Z',
                   '2026-01-01T10:20:00.000000Z')
+
+
+def in_own_event_loop(test):
+    """A test of main() (a coroutine), run to its end in an event loop of its own: no pytest plugin needed."""
+    @functools.wraps(test)
+    def run_to_end(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+    return run_to_end
 
 
 @pytest.fixture
@@ -174,7 +183,7 @@ def test_answers_are_sorted_into_transient_and_fatal(emulator, source, fault, tr
     assert len(emulator.log()) == 1  # no retry inside a poll: the next poll is the retry
 
 
-@pytest.mark.asyncio
+@in_own_event_loop
 @pytest.mark.parametrize('fault, wait', [({'kind': 'status', 'status': 500}, None), ({'kind': 'html', 'status': 502}, None),
                                          ({'kind': 'status', 'status': 429, 'retry_after': 17}, 17)])
 async def test_transient_failures_warn_and_back_off_or_wait_as_asked(emulator, source, caplog, fault, wait):
@@ -198,7 +207,7 @@ async def test_transient_failures_warn_and_back_off_or_wait_as_asked(emulator, s
     assert failed[1] > failed[0] > 1.5
 
 
-@pytest.mark.asyncio
+@in_own_event_loop
 async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, source, caplog, monkeypatch):
     web = create_monitor(emulator, 'web')
     read_monitors, calls = source['Tracker'].monitor_events, []
@@ -218,7 +227,7 @@ async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, sourc
     assert told(caplog, 'failed unexpectedly (KeyError')
 
 
-@pytest.mark.asyncio
+@in_own_event_loop
 @pytest.mark.parametrize('args, first_poll', [
     ({}, 'the first poll records what is there and sends nothing'),
     ({'emit_existing': True}, 'the first poll sends every ongoing incident and every monitor that is not online'),
@@ -413,7 +422,7 @@ def test_a_sweep_the_reserve_starves_reads_a_page_before_the_incidents_once_a_sw
     assert poller.page_read_at == read_at  # the page of a poll that failed is read again: the sweep's turn is not spent
 
 
-@pytest.mark.asyncio
+@in_own_event_loop
 async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emulator, source, caplog, monkeypatch):
     web = create_monitor(emulator, 'web')
     monkeypatch.setattr(source['_client'], 'RATE_WINDOW', 3.0)

@@ -125,16 +125,15 @@ def test_ongoing_reads_pages_until_an_ended_incident(emulator, monkeypatch, ongo
     assert len(emulator.log()) == expected_requests
 
 
-@pytest.mark.parametrize('zone', [None, 'America/New_York'])
-def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_offline_monitors(emulator, zone):
-    """Returned times are UTC: a zone given or not, the plugin does not ask the account for it."""
+def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_offline_monitors(emulator):
+    """Returned times are UTC: the plugin does not ask the account for its zone."""
     ids = seed(emulator)
     acknowledged = open_incident(emulator, add_monitor(emulator, 'acknowledged', 'https://ack.example.com/'), stamp(300),
                                  acknowledged_at=stamp(200))
     start, end = stamp(600), stamp(-3600)
     add_monitor(emulator, 'docs', 'https://docs.example.com/', maintenance_start_at=start, maintenance_end_at=end)
     emulator.clear_log()
-    inventory = parse(make_plugin(emulator, account_timezone=zone))
+    inventory = parse(make_plugin(emulator))
 
     assert api_requests(emulator) == [('GET', '/api/v1/monitors'), ('GET', '/api/v1/incidents')]
     assert groups_of(inventory) == {
@@ -295,7 +294,6 @@ def test_filters_reach_the_request_and_templated_connection_options_are_rendered
     ({'api_url': None}, 'api_url: is required: set the api_url option or the UPTIME_API_URL environment variable'),
     ({'api_key': ''}, 'api_key: is required: set the api_key option or the UPTIME_API_KEY environment variable'),
     ({'api_url': lambda url: url.replace('//', '//bob:pw-123456@', 1)}, 'api_url: holds a user name or password before its host (http://********@'),
-    ({'account_timezone': 'Mars/Olympus'}, "account_timezone: 'Mars/Olympus' is not a known IANA time zone name"),
 ])
 def test_bad_options_fail_before_any_request(emulator, options, message):
     options = {name: value(emulator.url) if callable(value) else value for name, value in options.items()}
@@ -303,6 +301,17 @@ def test_bad_options_fail_before_any_request(emulator, options, message):
         parse(make_plugin(emulator, **options))
     assert message in str(error.value)
     assert emulator.log() == []
+
+
+def test_an_account_timezone_left_in_a_configuration_is_ignored_with_a_deprecation(emulator, monkeypatch):
+    """The option once documented here (it changed nothing) would otherwise be dropped by Ansible without a word."""
+    plugin, deprecations = make_plugin(emulator), []
+    plugin._read_config_data = lambda path: {'plugin': plugin_module.InventoryModule.NAME, 'account_timezone': 'Mars/Olympus'}
+    monkeypatch.setattr(plugin.display, 'deprecated', lambda msg, **kwargs: deprecations.append((msg, kwargs)))
+    parse(plugin, path='/inventories/old.uptime.yml')
+    assert deprecations == [('uptime.monitoring.monitors: account_timezone in /inventories/old.uptime.yml is ignored, as the '
+                             'plugin sends no timestamp and reads UTC ones: remove it',
+                             {'version': '1.0.0', 'collection_name': 'uptime.monitoring'})]
 
 
 @pytest.mark.parametrize('unparsed_is_failed, any_unparsed_is_failed, hint', [
@@ -317,16 +326,29 @@ def test_an_error_says_how_to_make_ansible_fail_where_it_would_only_warn(
     assert ('set ANSIBLE_INVENTORY_UNPARSED_FAILED=true' in str(error.value)) is hint
 
 
-@pytest.mark.parametrize('name, accepted', [
-    ('uptime.yml', True), ('uptime.yaml', True), ('production.uptime.yml', True), ('a.b.uptime.yaml', True),
-    ('myuptime.yml', False), ('uptime.yml.bak', False), ('inventory.yml', False), ('uptime.json', False),
-    ('missing.uptime.yml', False),
+@pytest.mark.parametrize('name, text, accepted, warned', [
+    ('uptime.yml', 'plugin: uptime.monitoring.monitors', True, False), ('uptime.yaml', '', True, False),
+    ('production.uptime.yml', '', True, False), ('a.b.uptime.yaml', '', True, False),
+    ('myuptime.yml', 'plugin: uptime.monitoring.monitors', False, 'myuptime.uptime.yml'),
+    ('inventory.yaml', '# ours\nplugin: "uptime.monitoring.monitors"  # a comment\napi_url: x', False, 'inventory.uptime.yml'),
+    ('inventory.yml', 'plugin: netbox.netbox.nb_inventory', False, False), ('hosts.yml', 'all:\n  hosts: {}', False, False),
+    ('uptime.yml.bak', 'plugin: uptime.monitoring.monitors', False, False), ('uptime.json', '{}', False, False),
+    ('missing.uptime.yml', None, False, False),
 ])
-def test_verify_file_accepts_the_configuration_names(tmp_path, name, accepted):
-    path = tmp_path / name
-    if name != 'missing.uptime.yml':
-        path.write_text('plugin: uptime.monitoring.monitors\n', encoding='utf-8')
-    assert plugin_module.InventoryModule().verify_file(str(path)) is accepted
+def test_verify_file_accepts_the_configuration_names_and_warns_of_a_file_of_ours_named_otherwise(tmp_path, monkeypatch, name, text,
+                                                                                                 accepted, warned):
+    path, warnings = tmp_path / name, []
+    if text is not None:
+        path.write_text(text + '\n', encoding='utf-8')
+    plugin = plugin_module.InventoryModule()
+    monkeypatch.setattr(plugin.display, 'warning', warnings.append)
+    assert plugin.verify_file(str(path)) is accepted
+    if warned:
+        assert len(warnings) == 1, warnings
+        assert 'must be uptime.yml or end in .uptime.yml' in warnings[0]
+        assert '(for example %s)' % warned in warnings[0]
+    else:
+        assert warnings == []
 
 
 def test_every_monitor_page_is_read_once(emulator):

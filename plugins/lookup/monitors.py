@@ -1,0 +1,94 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+DOCUMENTATION = r'''
+name: monitors
+short_description: The monitors of an account, for templates and conditions
+version_added: 0.1.0
+description:
+  - Returns the monitors M(uptime.monitoring.monitor_info) would, one monitor an item, with the same filters and
+    O(fields), so that a C(when:) or a template needs no task to register them first.
+  - Secrets are masked as in the module's results; the results are unsafe text, never templated again.
+author:
+  - Uptime Monitoring maintainers (@uptime-monitoring)
+extends_documentation_fragment:
+  - uptime.monitoring.connection
+  - uptime.monitoring.connection.plugins
+options:
+  id:
+    description: Only the monitor with this id.
+    type: int
+  name:
+    description: Only the monitor with exactly this name.
+    type: str
+  search:
+    description: Only monitors whose O(search_by) holds this text, as the service searches.
+    type: str
+  search_by:
+    description: What O(search) searches.
+    type: str
+    choices: [name, url]
+  status:
+    description: Only monitors in one of these statuses.
+    type: list
+    elements: str
+    choices: [pending, online, offline, paused, maintenance]
+  status_page_id:
+    description: Only the monitors of this status page.
+    type: int
+  sort_by:
+    description: The order of the list.
+    type: str
+    choices: [id, name, url]
+  sort:
+    description: Ascending or descending.
+    type: str
+    choices: [asc, desc]
+  per_page:
+    description: Monitors read a request.
+    type: int
+    choices: [10, 25, 50, 100]
+    default: 100
+  limit:
+    description: Stop after this many monitors. By default every page is read.
+    type: int
+  fields:
+    description:
+      - Return only these top-level keys of each monitor, in this order; by default every key.
+      - A key no monitor has is refused before any request, naming the keys there are.
+    type: list
+    elements: str
+notes:
+  - Use C(query()) (or C(lookup(..., wantlist=true))) to get a list, also of one monitor.
+seealso:
+  - module: uptime.monitoring.monitor_info
+'''
+
+EXAMPLES = r'''
+- name: Say what is down
+  ansible.builtin.debug:
+    msg: "{{ query('uptime.monitoring.monitors', status='offline', fields=['name']) | map(attribute='name') | join(', ') or 'Nothing is down.' }}"
+
+- name: Deploy only while the shop's monitor is not paused
+  ansible.builtin.debug:
+    msg: The shop is watched.
+  when: query('uptime.monitoring.monitors', name='shop', fields=['status']) | map(attribute='status') | first | default('') != 'paused'
+'''
+
+RETURN = r'''
+_list:
+  description: The monitors, as M(uptime.monitoring.monitor_info) returns them (only the O(fields) asked, when given).
+  type: list
+  elements: dict
+'''
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.plugin_utils._info_lookup import InfoLookup
+
+
+class LookupModule(InfoLookup):
+    resource = MONITORS
+    mutually_exclusive = [('id', 'name', 'search')]

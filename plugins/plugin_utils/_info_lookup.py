@@ -1,0 +1,55 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What the lookups monitors and incidents share: the filters and fields of the info modules, checked by the same
+argument spec, read by the same task (``info_task``), on the same connection options."""
+
+from __future__ import annotations
+
+from ansible.errors import AnsibleLookupError
+from ansible.module_utils.basic import missing_required_lib
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.plugins.lookup import LookupBase
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone, connect, connection_settings
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec, info_task
+
+CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries')
+# An export is a module's answer (monitor_info export=true): a template reads records.
+MODULE_ONLY = ('export', 'reveal_secrets')
+
+
+class InfoLookup(LookupBase):
+    """A lookup that returns the records an info module would, as a list (one record an item)."""
+
+    resource = None
+    mutually_exclusive = ()
+    reads_times = False
+
+    def run(self, terms, variables=None, **kwargs):
+        name = 'uptime.monitoring.%s' % self.resource.plural
+        if terms:
+            raise AnsibleLookupError('%s takes options only (such as status=offline), no terms; got %r' % (name, terms))
+        self.set_options(var_options=variables, direct=kwargs)
+        try:
+            settings = connection_settings(self.get_option, CONNECTION_NAMES + (('account_timezone',) if self.reads_times else ()))
+        except ValidationError as exc:
+            raise AnsibleLookupError('%s: %s' % (name, exc)) from None
+        spec = {option: rule for option, rule in info_argument_spec(self.resource).items() if option not in MODULE_ONLY}
+        given = {option: self.get_option(option) for option in spec}
+        checked = ArgumentSpecValidator(spec, mutually_exclusive=self.mutually_exclusive).validate(
+            {option: value for option, value in given.items() if value is not None})
+        if checked.error_messages:
+            raise AnsibleLookupError('%s: %s' % (name, checked.error_messages[0]))
+        if not HAS_REQUESTS:
+            raise AnsibleLookupError(missing_required_lib('requests'))
+        client = connect(settings)
+        try:
+            zone = account_zone(client, settings.get('account_timezone')) if self.reads_times else None
+            return info_task(self.resource, client, checked.validated_parameters, zone)[self.resource.plural]
+        except ValidationError as exc:
+            raise AnsibleLookupError('%s: %s' % (name, exc)) from None
+        except UptimeApiError as exc:
+            raise AnsibleLookupError('%s: %s' % (name, client.redact(str(exc)))) from None
