@@ -131,14 +131,17 @@ from ansible.module_utils.basic import missing_required_lib
 from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructable
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError, is_loopback
-from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_fingerprint, connect, connection_settings
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import (
+    PLUGIN_CONNECTION_NAMES,
+    account_fingerprint,
+    connect,
+    connection_settings,
+)
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS, STATUSES
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id, url_secret_spans
 
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
-# account_timezone is not among them: the plugin sends no timestamp and reads UTC ones.
-CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries')
 PLUGIN_LINE = re.compile(r'^plugin:\s*(["\']?)uptime\.monitoring\.monitors\1\s*(#.*)?$', re.M)
 GROUP_PREFIX = 'uptime_'
 # The keys of a monitor that become host variables: nothing secret can be among them.
@@ -326,7 +329,7 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                 value = self.templar.template(value)
             return value
         try:
-            return connection_settings(option, CONNECTION_NAMES)
+            return connection_settings(option, PLUGIN_CONNECTION_NAMES)  # no account_timezone: it sends no time
         except ValidationError as exc:
             raise source_error(str(exc)) from None
 

@@ -49,6 +49,9 @@ CONNECTION_OPTIONS = dict(
     retries=dict(type='int', default=5),
     account_timezone=dict(type='str', env='UPTIME_ACCOUNT_TIMEZONE'),
 )
+# What every plugin that reads the service takes (the inventory, the lookups); account_timezone only where a plugin
+# sends or compares times.
+PLUGIN_CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries')
 CONNECTION_ENV = {name: option['env'] for name, option in CONNECTION_OPTIONS.items() if option.get('env')}
 ACCOUNT_PATH = '/api/v1/account'
 # An API key is one token: white space or a control character inside it is a copy or file-reading slip.

@@ -12,11 +12,15 @@ from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.plugins.lookup import LookupBase
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS, UptimeApiError
-from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone, connect, connection_settings
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import (
+    PLUGIN_CONNECTION_NAMES,
+    account_zone,
+    connect,
+    connection_settings,
+)
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec, info_task
 
-CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout', 'retries')
 # An export is a module's answer (monitor_info export=true): a template reads records.
 MODULE_ONLY = ('export', 'reveal_secrets')
 
@@ -34,7 +38,7 @@ class InfoLookup(LookupBase):
             raise AnsibleLookupError('%s takes options only (such as status=offline), no terms; got %r' % (name, terms))
         self.set_options(var_options=variables, direct=kwargs)
         try:
-            settings = connection_settings(self.get_option, CONNECTION_NAMES + (('account_timezone',) if self.reads_times else ()))
+            settings = connection_settings(self.get_option, PLUGIN_CONNECTION_NAMES + (('account_timezone',) if self.reads_times else ()))
         except ValidationError as exc:
             raise AnsibleLookupError('%s: %s' % (name, exc)) from None
         spec = {option: rule for option, rule in info_argument_spec(self.resource).items() if option not in MODULE_ONLY}
