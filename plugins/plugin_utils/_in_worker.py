@@ -32,18 +32,11 @@ from ansible.plugins.action.normal import ActionModule as NormalAction
 from ansible.utils.display import Display
 
 # Imported here, not per task: the strategy loads the action plugin before it forks each task's worker, so the
-# imports are paid once a run. A controller without requests still loads the plugin; its tasks then run as modules,
-# which fail with the module's own message.
-try:
-    from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS
-    from ansible_collections.uptime.monitoring.plugins.module_utils._module import (
-        check_as_given,
-        secrets_as_given,
-        shown_arguments,
-    )
-    from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
-except ImportError:  # pragma: no cover - a broken install: the module path says what is missing
-    HAS_REQUESTS = False
+# imports are paid once a run. A controller without requests still loads the plugin (the client guards its import);
+# its tasks then run as modules, which fail with the module's own message.
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import check_as_given, secrets_as_given, shown_arguments
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
 
 display = Display()
 

@@ -4,6 +4,8 @@ every ansible-core line, the worker's result is the module's."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -83,3 +85,18 @@ def without_times(result):
     monitor = dict(result.get('monitor') or {}, created_at=None, updated_at=None)
     diff = {side: dict(values, created_at=None, updated_at=None) for side, values in (result.get('diff') or {}).items()}
     return dict(result, monitor=monitor, diff=diff)
+
+
+def test_a_controller_without_requests_loads_the_action_plugins_and_runs_the_modules_as_modules():
+    # In a process of its own: requests made unimportable there, and every plugin of the collection imported afresh.
+    code = '''
+import sys
+sys.modules['requests'] = None
+from ansible_collections.uptime.monitoring.plugins.action import incident, incident_info, monitor, monitor_info, monitors
+from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import worker_refusal
+print(worker_refusal('local', 0, False, None, switch=None))
+'''
+    done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=False, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == 'requests does not import in the controller'
