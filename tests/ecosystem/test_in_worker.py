@@ -3,7 +3,8 @@ tests/laws/test_in_worker.py).
 
 - The law: a drawn playbook of drawn tasks (accepted ones and invalid ones), its connection given in a drawn way
   (the controller's environment, the task's arguments, ``module_defaults`` of the action group, the play's
-  ``environment:``), a proxy or a CA bundle in a task's ``environment:``, ``no_log`` on a task, the play on the
+  ``environment:``), a proxy or a CA bundle in a task's ``environment:``, ``no_log`` on a task, a task run twice by
+  ``loop`` (one worker process runs every item), the play on the
   implicit localhost or on another host with ``delegate_to: localhost``, in ``--check --diff`` or not, registers the
   same results and sends the same requests with the in-worker path on and off (``UPTIME_RUN_IN_WORKER=false``), and
   with it on, every task of the collection runs in the worker.
@@ -19,7 +20,7 @@ import os
 import sys
 
 import yaml
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from ecosystem_support import PRIMARY_KEY, REPO_ROOT
 
@@ -45,6 +46,13 @@ def literal(value):
     return '{' not in str(value)
 
 
+def keep_registered(count):
+    """The last task of a drawn play: what the ``count`` tasks before it registered, into registered.json."""
+    return {'name': 'Keep what each task registered', 'delegate_to': 'localhost', 'check_mode': False,
+            'ansible.builtin.copy': {'dest': '{{ playbook_dir }}/registered.json', 'mode': '0600',
+                                     'content': '{{ [%s] | to_json }}' % ', '.join('result_%d' % i for i in range(count))}}
+
+
 @st.composite
 def playbooks(draw):
     """(the play's YAML, the monitors the account holds, the controller's environment, ``--check --diff`` or not)."""
@@ -65,9 +73,11 @@ def playbooks(draw):
                 'register': 'result_%d' % index, 'ignore_errors': True}
         if delegated:
             task['delegate_to'] = 'localhost'
-        extra = draw(st.sampled_from([None, None, 'no_log', 'proxy', 'ca_bundle']))
+        extra = draw(st.sampled_from([None, None, 'no_log', 'loop', 'proxy', 'ca_bundle']))
         if extra == 'no_log':
             task['no_log'] = True
+        elif extra == 'loop':  # twice in one worker process: nothing of the first run may reach the second
+            task['loop'] = [1, 2]
         elif extra == 'proxy':  # every request through a proxy that is not there
             task['environment'] = {'HTTP_PROXY': CLOSED_PROXY, 'http_proxy': CLOSED_PROXY}
             task['uptime.monitoring.%s' % module]['retries'] = 0
@@ -75,10 +85,7 @@ def playbooks(draw):
             task['environment'] = {'REQUESTS_CA_BUNDLE': MISSING_CA}
             task['uptime.monitoring.%s' % module].update(api_url='https://127.0.0.1:9/', retries=0)
         play['tasks'].append(task)
-    play['tasks'].append({
-        'name': 'Keep what each task registered', 'delegate_to': 'localhost', 'check_mode': False,
-        'ansible.builtin.copy': {'dest': '{{ playbook_dir }}/registered.json', 'mode': '0600',
-                                 'content': '{{ [%s] | to_json }}' % ', '.join('result_%d' % i for i in range(len(drawn)))}})
+    play['tasks'].append(keep_registered(len(drawn)))
     controller = {} if connection == 'controller' else NO_CONTROLLER_CONNECTION
     return yaml.safe_dump([play], allow_unicode=True, sort_keys=False), monitors, controller, draw(st.booleans())
 
@@ -103,8 +110,21 @@ def run_path(ansible, emulator, monitors, check, env):
     return run, settled(registered, began), requests_sent(emulator, began)
 
 
+# The connection in the play's environment, and in a task's a proxy, then a CA bundle, that are not there.
+THROUGH_THE_ENVIRONMENT = yaml.safe_dump([{
+    'name': 'Drawn tasks', 'hosts': 'localhost', 'gather_facts': False,
+    'environment': {'UPTIME_API_URL': '{{ service_url }}', 'UPTIME_API_KEY': '{{ service_key }}'},
+    'tasks': [{'name': 'Task 0', 'uptime.monitoring.monitor_info': {'fields': ['name'], 'retries': 0}, 'register': 'result_0',
+               'ignore_errors': True, 'environment': {'HTTP_PROXY': CLOSED_PROXY, 'http_proxy': CLOSED_PROXY}},
+              {'name': 'Task 1', 'uptime.monitoring.monitor_info': {'api_url': 'https://127.0.0.1:9/', 'retries': 0},
+               'register': 'result_1', 'ignore_errors': True, 'environment': {'REQUESTS_CA_BUNDLE': MISSING_CA}},
+              {'name': 'Task 2', 'uptime.monitoring.monitor_info': {'fields': ['name']}, 'register': 'result_2'},
+              keep_registered(3)]}], sort_keys=False)
+
+
 @budget(3)
 @given(case=playbooks())
+@example(case=(THROUGH_THE_ENVIRONMENT, [gen.entry('web')], NO_CONTROLLER_CONNECTION, False))
 def test_the_worker_registers_what_the_module_registers(ansible, emulator, case):
     play, monitors, controller, check = case
     ansible.write('play.yml', play)
@@ -115,7 +135,8 @@ def test_the_worker_registers_what_the_module_registers(ansible, emulator, case)
           worker=worker_results, module=module_results, **shown)
     holds(worker_requests == module_requests, 'the worker sends the requests the module sends',
           worker=worker_requests, module=module_requests, **shown)
-    tasks_run = sum(any(key.startswith('uptime.monitoring.') for key in task) for task in yaml.safe_load(play)[0]['tasks'])
+    tasks_run = sum(len(task.get('loop', [None])) for task in yaml.safe_load(play)[0]['tasks']
+                    if any(key.startswith('uptime.monitoring.') for key in task))
     holds(worker_run.output.count('runs inside the worker') == tasks_run, 'each task runs in the worker when it can',
           output=worker_run.output[-3000:], **shown)
     holds(module_run.output.count('runs as a module: UPTIME_RUN_IN_WORKER is false') == tasks_run,
