@@ -19,7 +19,9 @@ import contextlib
 import json
 import os
 import sys
+import traceback
 
+from ansible import constants as C
 from ansible.errors import AnsibleActionFail
 from ansible.module_utils.basic import remove_values
 from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
@@ -44,12 +46,15 @@ SWITCH = 'UPTIME_RUN_IN_WORKER'
 # How ansible-core encodes a module's arguments and its result (AnsibleModule's profile).
 PROFILE = 'legacy'
 LOCAL_TRANSPORTS = ('local',)
+# The values of ansible_python_interpreter that leave the choice to interpreter discovery.
+DISCOVERY = ('', 'auto', 'auto_silent', 'auto_legacy', 'auto_legacy_silent')
 
 
 def worker_refusal(transport, async_val, become, interpreter, has_requests=None, switch=None):
     """Why a task must run as a module, or None when it can run in the worker.
 
-    ``interpreter``: the (delegated) host's ``ansible_python_interpreter``, templated, or None when unset;
+    ``interpreter``: the Python the module would run on (the (delegated) host's ``ansible_python_interpreter`` or
+    its setting), templated, or None when it is left to interpreter discovery;
     ``switch``: the value of the environment variable ``UPTIME_RUN_IN_WORKER``, or None when unset.
     """
     if switch not in (None, '') and not boolean(switch, strict=False):
@@ -101,7 +106,8 @@ class WorkerRunner:
         self._warnings = []
         self._shown_arguments = None
         self.params = plain(module_args, Direction.CONTROLLER_TO_MODULE)
-        internal = {name: self.params.pop(name) for name in list(self.params) if name.startswith('_ansible_')}
+        # Only those this ansible-core knows, as AnsibleModule: any other is an unsupported parameter.
+        internal = {name: self.params.pop(name) for name in ['_ansible_%s' % key for key in PASS_VARS] if name in self.params}
         self.check_mode = boolean(internal.get('_ansible_check_mode', False))
         self._name = internal.get('_ansible_module_name', 'module')
         # As this ansible-core's modules: those that know no such argument (2.19) always return the invocation.
@@ -137,8 +143,9 @@ class WorkerRunner:
 
     def fail_json(self, msg, exception=None, **result):
         result.update(failed=True, msg=str(msg))
-        if exception is not None and 'error' in self._tracebacks:
-            result['exception'] = str(exception)
+        if 'error' in self._tracebacks:  # as AnsibleModule: the one given, or the current exception's, or the stack
+            result['exception'] = str(exception) if exception is not None else \
+                traceback.format_exc() if sys.exc_info()[1] is not None else ''.join(traceback.format_stack())
         raise TaskEnded(self._formatted(result))
 
     def _formatted(self, result):
@@ -156,8 +163,8 @@ class WorkerRunner:
 def task_environment(environment):
     """The task's ``environment:`` in this process's environment, as the module's process would have it."""
     saved = {name: os.environ.get(name) for name in environment}
-    os.environ.update((name, str(value)) for name, value in environment.items())
     try:
+        os.environ.update((name, str(value)) for name, value in environment.items())
         yield
     finally:
         for name, value in saved.items():
@@ -194,9 +201,12 @@ class ModuleInWorker(NormalAction):
         raise AnsibleActionFail('%s ended without a result' % self._task.action)
 
     def _interpreter(self, task_vars):
-        """The (delegated) host's ansible_python_interpreter, templated, or None when it is unset."""
+        """The Python the module would run on, as ansible-core reads it (the host's ansible_python_interpreter, then
+        ANSIBLE_PYTHON_INTERPRETER or ansible.cfg), templated; None when that is left to discovery (auto, the default
+        but for the implicit localhost), which the worker does not run: it has the controller's Python."""
         host_vars = task_vars
         if self._task.delegate_to:
             host_vars = (task_vars.get('ansible_delegated_vars') or {}).get(self._task.delegate_to) or {}
-        value = host_vars.get('ansible_python_interpreter')
-        return None if value is None else str(self._templar.template(value)).strip()
+        value = C.config.get_config_value('INTERPRETER_PYTHON', variables=host_vars)
+        value = str(self._templar.template(value)).strip() if value is not None else ''
+        return None if value in DISCOVERY else value

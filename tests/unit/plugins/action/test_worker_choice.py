@@ -1,5 +1,5 @@
 """When a task of the collection runs inside Ansible's worker, and when as a module: ``worker_refusal``'s table (that
-Ansible hands it the task's own connection, options and interpreter is tests/ecosystem/test_in_worker.py); and on
+Ansible hands it the task's own connection, options and interpreter is tests/ecosystem/test_worker_playbooks.py); and on
 every ansible-core line, the worker's result is the module's."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ ROWS = [
     ({'async_val': 30}, 'the task is async'),
     ({'become': True}, 'become is set'),
     ({'interpreter': '/usr/bin/python3.6'}, 'ansible_python_interpreter is /usr/bin/python3.6'),
-    ({'interpreter': 'auto_silent'}, 'ansible_python_interpreter is auto_silent'),
+    ({'interpreter': '/usr/bin/env python3'}, 'ansible_python_interpreter is /usr/bin/env python3'),
     ({'has_requests': False}, 'requests does not import in the controller'),
     # The first reason the table meets: the switch, then the connection.
     ({'switch': 'off', 'transport': 'ssh'}, 'UPTIME_RUN_IN_WORKER is off'),
@@ -55,7 +55,7 @@ TASKS = [
     ('monitor', {'name': 'staging web', 'url': 'https://web.example.com/', 'interval': 60,
                  'request_auth_username': 'u', 'request_auth_password': 'web'}),
     ('monitors', {'config': 'web'}),
-    ('monitor_info', {'colour': 'red'}),
+    ('monitor_info', {'colour': 'red'}), ('monitor_info', {'_ansible_colour': 'red'}),
     ('incident', {'monitor': 'nope', 'started_at': '2026-01-02T10:00:00'}),
 ]
 

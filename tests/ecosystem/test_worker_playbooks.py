@@ -9,7 +9,8 @@ tests/laws/test_in_worker.py).
   same results and sends the same requests with the in-worker path on and off (``UPTIME_RUN_IN_WORKER=false``), and
   with it on, every task of the collection runs in the worker.
 - Each task runs where its host and options say: as a module when its connection is not local after
-  ``delegate_to``, it is ``async``, ``become`` is set, or its host's ``ansible_python_interpreter`` is another Python.
+  ``delegate_to``, it is ``async``, ``become`` is set, or its host's ``ansible_python_interpreter`` is another Python;
+  in the worker on a local host whose interpreter is left to discovery.
 """
 
 from __future__ import annotations
@@ -177,17 +178,23 @@ WHERE = '''\
     - name: Delegated to localhost
       uptime.monitoring.monitor_info: {fields: [name]}
       delegate_to: localhost
+- name: On a local host whose Python is left to discovery
+  hosts: plain
+  gather_facts: false
+  tasks:
+    - name: Its interpreter not set
+      uptime.monitoring.monitor_info: {fields: [name]}
 '''
 # What -vvv says of each task, in order.
 WHERE_SAID = ['runs inside the worker', 'runs inside the worker',
               "runs as a module: ansible_python_interpreter is /usr/bin/env python3, not the controller's",
               'runs as a module: the task is async', 'runs as a module: become is set',
-              'runs as a module: the connection is ssh, not local', 'runs inside the worker']
+              'runs as a module: the connection is ssh, not local', 'runs inside the worker', 'runs inside the worker']
 
 
 def test_each_task_runs_where_its_host_and_options_say(ansible):
-    hosts = 'localhost ansible_connection=local ansible_python_interpreter="{{ ansible_playbook_python }}"\n' \
-            'elsewhere ansible_host=127.0.0.1 ansible_port=9 ansible_connection=ssh\n'
+    # No localhost in the inventory: Ansible's implicit one, with the controller's Python.
+    hosts = 'elsewhere ansible_host=127.0.0.1 ansible_port=9 ansible_connection=ssh\nplain ansible_connection=local\n'
     run = ansible.playbook(ansible.write('where.yml', WHERE), '-vvv', inventory=ansible.write('hosts', hosts), check=False)
     said = [line.split('uptime.monitoring.monitor_info ', 1)[1] for line in run.output.splitlines()
             if line.startswith('uptime.monitoring.monitor_info runs ')]
