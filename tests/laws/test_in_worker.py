@@ -5,7 +5,7 @@ or one of its invalid combinations), in check mode or not, the task runs once as
 as its action plugin runs it in the worker, each on the same fresh account. The results are equal, every key (the
 ``invocation``, the masks, the messages, the warnings) and the requests the service logged are the same, in order.
 The times the service chose at the moment of each run are the one thing that may differ. What Ansible adds around
-the action plugin (its choice of path, the task's environment, ``module_defaults``) is tests/ecosystem/test_in_worker.py.
+the action plugin (its choice of path, the task's environment, ``module_defaults``) is tests/ecosystem/test_worker_playbooks.py.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def run_both(emulator, connection, mode, monitors, module, args, check_mode):
         began = datetime.datetime.now(datetime.timezone.utc)
         out = runner(MODULES[module].main, task, check_mode=check_mode, diff=True)
         result = dict(out.result, warnings=warning_texts(out.result))
-        runs[path] = (out, settled(result, began), requests_sent(emulator, began))
+        runs[path] = (out, settled(result, began, mode['zone']), requests_sent(emulator, began, mode['zone']))
     return runs
 
 
