@@ -2,6 +2,7 @@
 
 ``run_module(main, args, check_mode=False, diff=False)`` returns a ``ModuleRun``: the JSON result, or the traceback
 of a crash (an exception other than the module's own exit, which a user would see as a traceback).
+``run_in_worker`` runs the same ``main`` as the module's action plugin runs it inside Ansible's worker.
 
 And the inventory plugin in this process: ``inventory_plugin(url, **options)`` with its options given directly
 (the configuration file and the documentation that declares them are exercised through ansible-inventory by
@@ -91,6 +92,26 @@ def run_module(main, args, check_mode=False, diff=False):
         except ValueError:
             crash = 'module printed no JSON result:\n' + text
     return ModuleRun(result, crash, text)
+
+
+def run_in_worker(main, args, check_mode=False, diff=False):
+    """Run ``main(runner)`` of a module with ``args`` as its action plugin runs it inside Ansible's worker (controller
+    code), catching the end of its task; a ``ModuleRun`` as ``run_module`` returns."""
+    from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import (  # pylint: disable=import-outside-toplevel
+        TaskEnded,
+        WorkerRunner,
+    )
+    args = dict(args, _ansible_check_mode=check_mode, _ansible_diff=diff)
+    controller, module_internal.is_controller = module_internal.is_controller, True
+    try:
+        main(runner=WorkerRunner.bound(args))
+    except TaskEnded as ended:
+        return ModuleRun(ended.result)
+    except BaseException:  # pylint: disable=broad-except
+        return ModuleRun(crash=traceback.format_exc())
+    finally:
+        module_internal.is_controller = controller
+    return ModuleRun(crash='main() returned without ending its task')
 
 
 def inventory_plugin(url, **options):

@@ -153,6 +153,30 @@ def shown_arguments(values, spec, fields):
     return shown
 
 
+def secrets_as_given(params, secret_names, fields, environ=None):
+    """The secret values of module arguments as given (see :func:`raw_secrets`), with the connection options left out
+    that validation takes from the environment: its failure echoes them too."""
+    environ = os.environ if environ is None else environ
+    given = dict(params)
+    for name, option in CONNECTION_OPTIONS.items():
+        if option.get('env') and given.get(name) in (None, ''):
+            given[name] = environ.get(option['env'])
+    return raw_secrets(given, secret_names, fields)
+
+
+def check_as_given(params, spec, precheck=None):
+    """A module's own checks of its arguments as given, before Ansible validates them, so that their messages (naming
+    a nested entry, say) come first: raises ValidationError naming the option."""
+    where = non_finite(params, option={'options': spec})
+    if where:
+        raise ValidationError(where, 'must be a finite number or text, got an infinite number or not a number')
+    if precheck is not None:
+        precheck(params)
+    where = list_given_as_text(params, spec)
+    if where:
+        raise ValidationError(where, 'must be a list of dicts, got a string')
+
+
 class _MaskingModule(AnsibleModule):
     """An AnsibleModule whose results are masked by the collection, never censored by Ansible.
 
@@ -175,29 +199,15 @@ class _MaskingModule(AnsibleModule):
 
     def _load_params(self):
         super()._load_params()
-        # Validation takes the connection options left out from the environment, and its failure echoes them too.
-        given = dict(self.params)
-        for name, option in CONNECTION_OPTIONS.items():
-            if option.get('env') and given.get(name) in (None, ''):
-                given[name] = os.environ.get(option['env'])
-        self.no_log_values.update(raw_secrets(given, self._secret_names, self._fields))
+        self.no_log_values.update(secrets_as_given(self.params, self._secret_names, self._fields))
 
     def _set_internal_properties(self):
-        # The last step before Ansible validates the arguments: a module's own check of the arguments as given
-        # runs here, so that its messages (naming a nested entry, say) come first.
+        # The last step before Ansible validates the arguments.
         super()._set_internal_properties()
-        where = non_finite(self.params, option={'options': self.argument_spec})
-        if where:
-            self.fail_json(msg='%s: must be a finite number or text, got an infinite number or not a number' % where,
-                           field=where)
-        if self._precheck is not None:
-            try:
-                self._precheck(self.params)
-            except ValidationError as exc:
-                self.fail_json(msg=str(exc), field=exc.field)
-        where = list_given_as_text(self.params, self.argument_spec)
-        if where:
-            self.fail_json(msg='%s: must be a list of dicts, got a string' % where, field=where)
+        try:
+            check_as_given(self.params, self.argument_spec, self._precheck)
+        except ValidationError as exc:
+            self.fail_json(msg=str(exc), field=exc.field)
 
     def _return_formatted(self, kwargs):
         if self._shown_arguments is not None:
@@ -217,11 +227,15 @@ def _before(first, then=None):
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
-    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, schema=None, **kwargs):
+    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, schema=None, runner=None, **kwargs):
         """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them.
 
         ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items and
         secret parts of texts are masked in the arguments shown.
+
+        ``runner``: what takes the arguments, validates them and ends the task, as an AnsibleModule does; built as
+        ``runner(secret_names, fields, precheck, argument_spec=..., supports_check_mode=..., **kwargs)``. By default
+        the module's own process; the action plugins pass one that runs the task in Ansible's worker.
         """
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
@@ -233,8 +247,8 @@ class UptimeModule:
             # The fields as given first, named as the module's own checks name them (Ansible's words name no option
             # of a list of pairs given as a string).
             precheck = _before(schema.check_as_given, precheck)
-        self.ansible = _MaskingModule(no_log_option_names(spec), fields, precheck, argument_spec=spec,
-                                      supports_check_mode=supports_check_mode, **kwargs)
+        self.ansible = (runner or _MaskingModule)(no_log_option_names(spec), fields, precheck, argument_spec=spec,
+                                                  supports_check_mode=supports_check_mode, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         if not HAS_REQUESTS:

@@ -263,9 +263,9 @@ STATES = ['present'] + sorted(STATE_TIMESTAMPS) + ['absent']
 ARGUMENT_SPEC = argument_spec(INCIDENTS, IDENTITY, STATES)
 
 
-def main():
+def main(runner=None):
     module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'monitor_id', 'monitor')],
-                          mutually_exclusive=[('monitor_id', 'monitor')])
+                          mutually_exclusive=[('monitor_id', 'monitor')], runner=runner)
     module.ensure(INCIDENTS, IDENTITY)
 
 

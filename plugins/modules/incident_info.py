@@ -208,9 +208,9 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import in
 ARGUMENT_SPEC = info_argument_spec(INCIDENTS)
 
 
-def main():
+def main(runner=None):
     module = UptimeModule(ARGUMENT_SPEC,
-                          mutually_exclusive=[('id', 'monitor_id', 'monitor'), ('id', 'search'), ('id', 'status')])
+                          mutually_exclusive=[('id', 'monitor_id', 'monitor'), ('id', 'search'), ('id', 'status')], runner=runner)
     module.info(INCIDENTS)
 
 

@@ -332,8 +332,8 @@ ARGUMENT_SPEC = dict(argument_spec(MONITORS, IDENTITY),
                      update_password=dict(type='str', default='always', choices=['always', 'on_create'], no_log=False))
 
 
-def main():
-    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITORS.schema)
+def main(runner=None):
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITORS.schema, runner=runner)
     # The password is compared only when the service returns it: on_create leaves it to the create.
     ignore = ('request_auth_password',) if module.params['update_password'] == 'on_create' else ()
     module.ensure(MONITORS, IDENTITY, ignore)

@@ -213,8 +213,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import in
 ARGUMENT_SPEC = info_argument_spec(MONITORS)
 
 
-def main():
-    module = UptimeModule(ARGUMENT_SPEC, mutually_exclusive=[('id', 'name', 'search')])
+def main(runner=None):
+    module = UptimeModule(ARGUMENT_SPEC, mutually_exclusive=[('id', 'name', 'search')], runner=runner)
     module.info(MONITORS)
 
 

@@ -447,8 +447,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._module import U
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 
 
-def main():
-    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR)
+def main(runner=None):
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR, runner=runner)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
                        zone=module.zone)
 

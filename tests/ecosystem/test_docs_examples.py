@@ -276,7 +276,8 @@ def ci_commands(run, block):  # pylint: disable=unused-argument
 
 # The benchmarks of tests/benchmark, and the small form of each that CI runs (the session benchmark of noxfile.py).
 BENCHMARKS = {'run.py': r"'tests/benchmark/run\.py', '--n', '\d+'",
-              'events.py': r"'tests/benchmark/events\.py', '--sizes', '\d+', '--scale', '\d+', '--no-busy'"}
+              'events.py': r"'tests/benchmark/events\.py', '--sizes', '\d+', '--scale', '\d+', '--no-busy'",
+              'tasks.py': r"'tests/benchmark/tasks\.py', '--runs', '\d+'"}
 
 
 def script_accepts(command):
@@ -683,6 +684,7 @@ CLAIMS = [
         writes=False)),
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
     Claim('docs/performance.md', './scripts/test.sh -s benchmark -- events.py --update-doc', benchmark_commands),
+    Claim('docs/performance.md', './scripts/test.sh -s benchmark -- tasks.py --update-doc', benchmark_commands),
     Claim('docs/transport.md', 'METHOD /path failed:', failure_message_format),
 ]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
+import zoneinfo
 
 from hypothesis import HealthCheck, settings
 
@@ -79,3 +81,44 @@ def quiet(result, *times):
     if isinstance(result, list):
         return [quiet(value, *times) for value in result]
     return result
+
+
+# Comparing two runs of one task (as a module, and in Ansible's worker): a time the service or the task chose at the
+# moment of a run, and what of a logged request both runs must share.
+TIME = re.compile(r'\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:Z|[+-]\d\d:?\d\d)?')
+# How far a time may be from a run's start to be one the service chose then: the account's clock may run 40 s behind.
+NEAR = datetime.timedelta(seconds=60)
+LOGGED = ('method', 'path', 'query', 'form', 'status', 'fault')
+
+
+def instants(text, zone=None):
+    """The instants a time may stand for: itself with an offset; without one, in UTC or in the account's ``zone``
+    (the collection sends the service local times)."""
+    try:
+        moment = datetime.datetime.fromisoformat(text.replace('Z', '+00:00').replace(' ', 'T'))
+    except ValueError:
+        return []
+    if moment.tzinfo:
+        return [moment]
+    zones = [datetime.timezone.utc] + ([zoneinfo.ZoneInfo(zone)] if zone else [])
+    return [moment.replace(tzinfo=each) for each in zones]
+
+
+def settled(value, began, zone=None):
+    """``value`` with each time within NEAR of ``began`` written NOW: the times a run's clock chose."""
+    if isinstance(value, dict):
+        return {key: settled(item, began, zone) for key, item in value.items()}
+    if isinstance(value, list):
+        return [settled(item, began, zone) for item in value]
+    if isinstance(value, str):
+        def now_or_kept(match):
+            near = any(abs(moment - began) <= NEAR for moment in instants(match.group(0), zone))
+            return 'NOW' if near else match.group(0)
+        return TIME.sub(now_or_kept, value)
+    return value
+
+
+def requests_sent(emulator, began, zone=None):
+    """Every request the service logged, as two runs of one task must both send it (see :func:`settled`)."""
+    emulator.wait_idle()
+    return settled([{key: entry.get(key) for key in LOGGED} for entry in emulator.log()], began, zone)

@@ -1,0 +1,212 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+"""Run a module's task inside Ansible's worker process, when the module would run on the controller anyway.
+
+A module task costs a new Python process: AnsiballZ, then importing ansible's module code and requests, many times
+what a task of the collection does once they are imported. When the task runs on the controller (a local connection
+after ``delegate_to``, no ``become``, not ``async``, the controller's own Python), the action plugin of the module's
+name runs the same ``main()`` here instead, with a runner that stands for AnsibleModule: the same arguments Ansible
+would send the module, the same checks (the module's own, then ansible-core's argument-spec validator with the
+module's rules), the same result, encoded and decoded as a module's is. Anything else runs the module as Ansible
+always does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import traceback
+
+from ansible import constants as C
+from ansible.errors import AnsibleActionFail
+from ansible.module_utils.basic import remove_values
+from ansible.module_utils.common.arg_spec import ModuleArgumentSpecValidator
+from ansible.module_utils.common.json import Direction, get_module_decoder, get_module_encoder
+from ansible.module_utils.common.parameters import PASS_VARS
+from ansible.module_utils.errors import UnsupportedError
+from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.plugins.action import ActionBase
+from ansible.plugins.action.normal import ActionModule as NormalAction
+from ansible.utils.display import Display
+
+# Imported here, not per task: the strategy loads the action plugin before it forks each task's worker, so the
+# imports are paid once a run. A controller without requests still loads the plugin (the client guards its import);
+# its tasks then run as modules, which fail with the module's own message.
+from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import check_as_given, secrets_as_given, shown_arguments
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
+
+display = Display()
+
+SWITCH = 'UPTIME_RUN_IN_WORKER'
+# How ansible-core encodes a module's arguments and its result (AnsibleModule's profile).
+PROFILE = 'legacy'
+LOCAL_TRANSPORTS = ('local',)
+# The values of ansible_python_interpreter that leave the choice to interpreter discovery.
+DISCOVERY = ('', 'auto', 'auto_silent', 'auto_legacy', 'auto_legacy_silent')
+
+
+def worker_refusal(transport, async_val, become, interpreter, has_requests=None, switch=None):
+    """Why a task must run as a module, or None when it can run in the worker.
+
+    ``interpreter``: the Python the module would run on (the (delegated) host's ``ansible_python_interpreter`` or
+    its setting), templated, or None when it is left to interpreter discovery;
+    ``switch``: the value of the environment variable ``UPTIME_RUN_IN_WORKER``, or None when unset.
+    """
+    if switch not in (None, '') and not boolean(switch, strict=False):
+        return '%s is %s' % (SWITCH, switch)
+    if transport not in LOCAL_TRANSPORTS:
+        return 'the connection is %s, not local' % transport
+    if async_val:
+        return 'the task is async'
+    if become:
+        return 'become is set'
+    if interpreter is not None and os.path.normpath(os.path.expanduser(interpreter)) != os.path.normpath(sys.executable):
+        return 'ansible_python_interpreter is %s, not the controller\'s %s' % (interpreter, sys.executable)
+    if not (HAS_REQUESTS if has_requests is None else has_requests):
+        return 'requests does not import in the controller'
+    return None
+
+
+def plain(value, direction):
+    """``value`` as the other side of a module's pipe reads it: JSON types only, no templating tags."""
+    return json.loads(json.dumps(value, cls=get_module_encoder(PROFILE, direction)),
+                      cls=get_module_decoder(PROFILE, direction))
+
+
+class TaskEnded(BaseException):
+    """The end of a task run in the worker, carrying its result: a BaseException, as sys.exit ends a module, so that
+    a module's catch of unexpected errors lets it pass."""
+
+    def __init__(self, result):
+        super().__init__('task ended')
+        self.result = result
+
+
+class WorkerRunner:
+    """What a task of the collection uses of AnsibleModule, for a task run in the worker (see ``UptimeModule``).
+
+    Built by :meth:`bound` on the arguments Ansible would send the module; the steps and messages are AnsibleModule's:
+    the module's own checks of the arguments as given, then ansible-core's validator; ``exit_json`` and ``fail_json``
+    end the task with the result the module would print.
+    """
+
+    @classmethod
+    def bound(cls, module_args):
+        return lambda *args, **kwargs: cls(module_args, *args, **kwargs)
+
+    def __init__(self, module_args, secret_names, fields, precheck, argument_spec, supports_check_mode=True,
+                 mutually_exclusive=None, required_together=None, required_one_of=None, required_if=None,
+                 required_by=None):
+        self.argument_spec = argument_spec
+        self._warnings = []
+        self._shown_arguments = None
+        self.params = plain(module_args, Direction.CONTROLLER_TO_MODULE)
+        # Only those this ansible-core knows, as AnsibleModule: any other is an unsupported parameter.
+        internal = {name: self.params.pop(name) for name in ['_ansible_%s' % key for key in PASS_VARS] if name in self.params}
+        self.check_mode = boolean(internal.get('_ansible_check_mode', False))
+        self._name = internal.get('_ansible_module_name', 'module')
+        # As this ansible-core's modules: those that know no such argument (2.19) always return the invocation.
+        self._inject_invocation = boolean(internal.get('_ansible_inject_invocation', 'inject_invocation' not in PASS_VARS))
+        self._tracebacks = internal.get('_ansible_tracebacks_for') or ()
+        self.no_log_values = set(secrets_as_given(self.params, secret_names, fields))
+        try:
+            check_as_given(self.params, argument_spec, precheck)
+        except ValidationError as exc:
+            self.fail_json(msg=str(exc), field=exc.field)
+        validation = ModuleArgumentSpecValidator(argument_spec, mutually_exclusive, required_together,
+                                                 required_one_of, required_if, required_by).validate(self.params)
+        self.params.update(validation.validated_parameters)
+        errors = validation.errors
+        error = errors.errors[0] if errors.errors else None
+        if isinstance(error, UnsupportedError) and boolean(internal.get('_ansible_ignore_unknown_opts', False)):
+            error = None
+        if error:
+            msg = errors.msg
+            if isinstance(error, UnsupportedError):
+                msg = 'Unsupported parameters for (%s) module: %s' % (self._name, msg)
+            self.fail_json(msg=msg)
+        if self.check_mode and not supports_check_mode:
+            self.exit_json(skipped=True, msg='remote module (%s) does not support check mode' % self._name)
+        self._shown_arguments = shown_arguments(self.params, argument_spec, fields)
+        self.no_log_values.clear()
+
+    def warn(self, warning):
+        self._warnings.append(warning)
+
+    def exit_json(self, **result):
+        raise TaskEnded(self._formatted(result))
+
+    def fail_json(self, msg, exception=None, **result):
+        result.update(failed=True, msg=str(msg))
+        if 'error' in self._tracebacks:  # as AnsibleModule: the one given, or the current exception's, or the stack
+            result['exception'] = str(exception) if exception is not None else \
+                traceback.format_exc() if sys.exc_info()[1] is not None else ''.join(traceback.format_stack())
+        raise TaskEnded(self._formatted(result))
+
+    def _formatted(self, result):
+        if self._inject_invocation:
+            shown = self._shown_arguments if self._shown_arguments is not None else self.params
+            result.setdefault('invocation', {'module_args': shown})
+        else:
+            result.pop('invocation', None)
+        if self._warnings:
+            result['warnings'] = list(self._warnings)
+        return plain(remove_values(result, self.no_log_values), Direction.MODULE_TO_CONTROLLER)
+
+
+@contextlib.contextmanager
+def task_environment(environment):
+    """The task's ``environment:`` in this process's environment, as the module's process would have it."""
+    saved = {name: os.environ.get(name) for name in environment}
+    try:
+        os.environ.update((name, str(value)) for name, value in environment.items())
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class ModuleInWorker(NormalAction):
+    """The action plugin of a module of the collection: its ``main(runner)`` in the worker when it can run there
+    (:func:`worker_refusal`), the module as Ansible runs it otherwise. A subclass sets ``module``."""
+
+    module = None
+
+    def run(self, tmp=None, task_vars=None):
+        task_vars = task_vars or {}
+        refusal = worker_refusal(getattr(self._connection, 'transport', None), self._task.async_val,
+                                 self._play_context.become, self._interpreter(task_vars), switch=os.environ.get(SWITCH))
+        if refusal is not None:
+            display.vvv('%s runs as a module: %s' % (self._task.action, refusal))
+            return super().run(tmp, task_vars)
+        display.vvv('%s runs inside the worker' % self._task.action)
+        result = ActionBase.run(self, tmp, task_vars)  # the checks of every action, without running the module
+        module_args = dict(self._task.args)
+        self._update_module_args(self._task.action, module_args, task_vars)
+        environment = {}
+        self._compute_environment_string(environment)
+        with task_environment(environment):
+            try:
+                self.module.main(runner=WorkerRunner.bound(module_args))
+            except TaskEnded as ended:
+                return dict(result, **ended.result)
+        raise AnsibleActionFail('%s ended without a result' % self._task.action)
+
+    def _interpreter(self, task_vars):
+        """The Python the module would run on, as ansible-core reads it (the host's ansible_python_interpreter, then
+        ANSIBLE_PYTHON_INTERPRETER or ansible.cfg), templated; None when that is left to discovery (auto, the default
+        but for the implicit localhost), which the worker does not run: it has the controller's Python."""
+        host_vars = task_vars
+        if self._task.delegate_to:
+            host_vars = (task_vars.get('ansible_delegated_vars') or {}).get(self._task.delegate_to) or {}
+        value = C.config.get_config_value('INTERPRETER_PYTHON', variables=host_vars)
+        value = str(self._templar.template(value)).strip() if value is not None else ''
+        return None if value in DISCOVERY else value
