@@ -123,7 +123,7 @@ def documented_options(module):
     doc = yaml.safe_load(module.DOCUMENTATION)
     options = {}
     for fragment in doc.get('extends_documentation_fragment') or []:
-        name, _, part = fragment[len('uptime.monitoring.'):].partition('.')
+        name, part = (fragment[len('uptime.monitoring.'):].split('.', 1) + [''])[:2]
         source = importlib.import_module('ansible_collections.uptime.monitoring.plugins.doc_fragments.%s' % name).ModuleDocFragment
         options.update(yaml.safe_load(getattr(source, (part or 'documentation').upper())).get('options') or {})
     options.update(doc.get('options') or {})
