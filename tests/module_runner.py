@@ -2,7 +2,8 @@
 
 ``run_module(main, args, check_mode=False, diff=False)`` returns a ``ModuleRun``: the JSON result, or the traceback
 of a crash (an exception other than the module's own exit, which a user would see as a traceback).
-``run_in_worker`` runs the same ``main`` as the module's action plugin runs it inside Ansible's worker.
+``run_in_worker`` runs the same ``main`` as the module's action plugin runs it inside Ansible's worker, and
+``run_lookup(name, options)`` a lookup of the collection as a template calls it.
 
 And the inventory plugin in this process: ``inventory_plugin(url, **options)`` with its options given directly
 (the configuration file and the documentation that declares them are exercised through ansible-inventory by
@@ -11,10 +12,13 @@ tests/ecosystem), and ``parse_inventory(plugin)``.
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import traceback
 from contextlib import redirect_stdout
+
+import yaml
 
 from ansible.module_utils import _internal as module_internal
 from ansible.module_utils.common import warnings as module_warnings
@@ -112,6 +116,39 @@ def run_in_worker(main, args, check_mode=False, diff=False):
     finally:
         module_internal.is_controller = controller
     return ModuleRun(crash='main() returned without ending its task')
+
+
+def documented_options(module):
+    """The options a plugin's DOCUMENTATION declares, its doc fragments' first, as Ansible's plugin loader reads them."""
+    doc = yaml.safe_load(module.DOCUMENTATION)
+    options = {}
+    for fragment in doc.get('extends_documentation_fragment') or []:
+        name, part = (fragment[len('uptime.monitoring.'):].split('.', 1) + [''])[:2]
+        source = importlib.import_module('ansible_collections.uptime.monitoring.plugins.doc_fragments.%s' % name).ModuleDocFragment
+        options.update(yaml.safe_load(getattr(source, (part or 'documentation').upper())).get('options') or {})
+    options.update(doc.get('options') or {})
+    return options
+
+
+def run_lookup(name, options):
+    """Run the collection's lookup ``name`` with ``options`` as ``query()`` calls it, its documented options given to
+    Ansible's configuration as the plugin loader gives them: a ``ModuleRun`` whose result is ``{'records': [...]}``, or
+    a failed one with the message Ansible shows."""
+    # Controller code, as inventory_plugin's.
+    from ansible import constants as C  # pylint: disable=import-outside-toplevel
+    from ansible.errors import AnsibleError  # pylint: disable=import-outside-toplevel
+    module = importlib.import_module('ansible_collections.uptime.monitoring.plugins.lookup.%s' % name)
+    load_name = 'uptime.monitoring.%s' % name
+    if not C.config.has_configuration_definition('lookup', load_name):
+        C.config.initialize_plugin_configuration_definitions('lookup', load_name, documented_options(module))
+    plugin = module.LookupModule()
+    plugin._load_name = load_name  # pylint: disable=protected-access
+    try:
+        return ModuleRun({'records': plugin.run([], variables={}, **options)})
+    except AnsibleError as exc:
+        return ModuleRun({'failed': True, 'msg': exc.message})
+    except BaseException:  # pylint: disable=broad-except
+        return ModuleRun(crash=traceback.format_exc())
 
 
 def inventory_plugin(url, **options):

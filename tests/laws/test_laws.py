@@ -13,10 +13,12 @@ import urllib.parse
 from hypothesis import assume, example, given, strategies as st
 
 from laws import budget, fresh, holds, quiet, run, stored, writes
+from module_runner import run_lookup
 import strategies as gen
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR, MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec
 
 # Monitors as accounts hold them: some with a secret in one of its places (a URL's credential among them).
 START = st.lists(gen.monitors() | gen.SECRETS.flatmap(lambda secret: gen.monitors(secret=secret)), max_size=3,
@@ -478,3 +480,51 @@ def test_fields_return_the_keys_asked_of_the_full_records(emulator, connection, 
     wanted = [{key: record.get(key) for key in fields} for record in whole[plural]]
     holds(compact[plural] == wanted, 'the keys asked of the full records', fields=fields, compact=compact[plural], wanted=wanted)
     holds([list(record) for record in compact[plural]] == [fields] * len(wanted), 'in the order asked', fields=fields)
+
+
+@st.composite
+def info_options(draw, resource, names):
+    """Options of an info module (and of its lookup) drawn from its argument spec, valid each alone: a few of them,
+    options that exclude each other among them."""
+    spec = {option: rule for option, rule in info_argument_spec(resource).items() if option not in ('export', 'reveal_secrets')}
+    chosen = draw(st.lists(st.sampled_from(sorted(spec)), min_size=1, max_size=4, unique=True))
+    if draw(st.booleans()):  # two of the options that name what to read, which some pairs of exclude each other
+        naming = sorted(set(spec) & {'id', 'name', 'search', 'monitor', 'monitor_id', 'status'})
+        chosen += [option for option in draw(st.lists(st.sampled_from(naming), min_size=2, max_size=2, unique=True))
+                   if option not in chosen]
+    if draw(st.booleans()) and 'fields' not in chosen:  # the compact records, as often as the whole ones
+        chosen.append('fields')
+    options = {}
+    for option in chosen:
+        rule = spec[option]
+        if option == 'fields':
+            options[option] = draw(st.lists(st.sampled_from(resource.view_keys), min_size=1, max_size=4, unique=True))
+        elif rule.get('type') == 'list':
+            options[option] = draw(st.lists(st.sampled_from(rule['choices']), min_size=1, max_size=2, unique=True))
+        elif rule.get('choices'):
+            options[option] = draw(st.sampled_from(rule['choices']))
+        elif rule.get('type') == 'int':
+            options[option] = draw(st.integers(1, 3))
+        elif option.endswith(('_since', '_until')):
+            options[option] = draw(st.sampled_from(['2019-12-31T23:00:00', '2030-01-01T00:00:00Z']))
+        else:  # a name, a monitor, a search
+            options[option] = draw(st.sampled_from(names + ['nope']))
+    return options
+
+
+@budget(40)
+@given(mode=MODES, monitors=START, opened=st.booleans(), resource=st.sampled_from([MONITORS, INCIDENTS]), data=st.data())
+def test_each_lookup_returns_what_its_info_module_returns(emulator, connection, mode, monitors, opened, resource, data):
+    """The lookups monitors and incidents, for any options their info module takes: the records the module returns, or
+    the module's message, named by the lookup."""
+    start(emulator, mode, monitors, monitors[:1] if opened else ())
+    options = data.draw(info_options(resource, [gen.record(args)['name'] for args in monitors]), label='options')
+    module = run(connection, '%s_info' % resource.plural[:-1], options)
+    looked_up = run_lookup(resource.plural, dict(connection, **options))
+    shown = dict(options=options, module=module.result, lookup=looked_up.result)
+    holds(looked_up.crash is None, 'the lookup ends', crash=looked_up.crash, **shown)
+    holds(looked_up.failed == module.failed, 'the lookup fails when its module fails', **shown)
+    if module.failed:
+        holds(looked_up.msg == 'uptime.monitoring.%s: %s' % (resource.plural, module.msg), 'the module\'s message, named', **shown)
+    else:
+        holds(looked_up['records'] == module[resource.plural], 'the records the module returns', **shown)
