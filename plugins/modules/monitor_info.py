@@ -24,6 +24,7 @@ extends_documentation_fragment:
   - uptime.monitoring.connection
   - uptime.monitoring.times
   - uptime.monitoring.action_group
+  - uptime.monitoring.info.monitors
 attributes:
   check_mode:
     support: full
@@ -32,70 +33,6 @@ attributes:
     support: none
     description: Reads only; there is nothing to diff.
 options:
-  id:
-    description:
-      - Identifier of one monitor to read.
-    type: int
-  name:
-    description:
-      - Name of one monitor to read. The service's search matches substrings; this option keeps one monitor of
-        the result, never a monitor whose name only contains O(name).
-      - The monitor with exactly this name is read; a name that differs only in case is another monitor's. Leading
-        and trailing spaces are ignored, as the service trims them.
-    type: str
-  search:
-    description:
-      - Substring to search for in the field named by O(search_by).
-    type: str
-  search_by:
-    description:
-      - Field that O(search) looks in. The service's default is V(name).
-    type: str
-    choices: [name, url]
-  status_page_id:
-    description:
-      - Only monitors of this status page.
-    type: int
-  status:
-    description:
-      - Only monitors with one of these statuses, as the service reports them (V(paused) for a paused monitor whatever
-        its checks, V(maintenance) inside its maintenance window); one status, or a list.
-      - The service cannot list monitors by status, so the filter is applied here to what the list returns, with the
-        other filters; every page is still read (one request per 100 monitors; with O(limit), per O(per_page)
-        monitors until O(limit) monitors are kept). By default, monitors of every status.
-    type: list
-    elements: str
-    choices: [pending, online, offline, paused, maintenance]
-  sort_by:
-    description:
-      - Sort key; V(id) sorts by creation. The service's default is V(id).
-      - V(name) and V(url) sort by the text without regard to case, then by V(id), as the service does on MySQL
-        (another database may order some letters otherwise).
-    type: str
-    choices: [id, name, url]
-  sort:
-    description:
-      - Sort direction. The service's default is V(desc).
-    type: str
-    choices: [asc, desc]
-  per_page:
-    description:
-      - Records asked for per page with O(limit). Larger pages mean fewer requests. Without O(limit) the whole list
-        is read 100 a page.
-    type: int
-    choices: [10, 25, 50, 100]
-    default: 100
-  limit:
-    description:
-      - Stop after this many monitors, for very large accounts. By default every page is read.
-    type: int
-  fields:
-    description:
-      - Return only these top-level keys of each monitor, in this order (for example V([name, status, url])), so that
-        an answer fits a terminal or a template; by default every key.
-      - A key no returned monitor has is refused before any request, naming the keys there are.
-    type: list
-    elements: str
   export:
     description:
       - Also return RV(export), the monitors as arguments of M(uptime.monitoring.monitor).
