@@ -350,6 +350,8 @@ SLACK_WEBHOOK = 'https://hooks.slack.com/services/T000/B000/slack-s3cr3t-part'
 SECRETS = ('hunter2-secret', 's3cr3t-token', 'slack-s3cr3t-part', 'intranet-s3cr3t')
 # What import_account prints for a monitor applied without what the export masked and the account cannot stand for.
 APPLIED_WITHOUT = "monitor '%s' was applied without %s: masked in the export, and nothing in the account stands for %s"
+# What it prints for the monitors it left unchanged that still lack what the export masked.
+STILL_WITHOUT = 'Unchanged, and still without what the export masks: monitor %s.'
 EMAIL, SMS = {'key': 'email', 'value': 'oncall@example.com'}, {'key': 'sms', 'value': '+4912345'}
 X_ENV, LANGUAGE = {'key': 'X-Env', 'value': 'prod'}, {'key': 'Accept-Language', 'value': 'de'}
 AUTHORIZATION = {'key': 'Authorization', 'value': 'Bearer s3cr3t-token'}
@@ -432,7 +434,9 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
     assert_changed_nothing(again)
     assert emulator.writes() == []
     assert "monitor 'admin'" not in again.output, again
-    assert APPLIED_WITHOUT % ('shop', "request_headers 'Authorization', alerts 'slack'", 'them') in again.output, again
+    # Unchanged by this run: named once, without the explanation of the run that applied it.
+    assert "was applied without" not in again.output, again
+    assert STILL_WITHOUT % "'shop' (request_headers 'Authorization', alerts 'slack')" in again.output, again
 
     # Restored into the account it came from after a drift, replaced: everything comes back, the secrets included,
     # and nothing is named.
@@ -469,6 +473,20 @@ def test_export_then_import_into_another_account_and_back(ansible, emulator, tmp
         revealed = yaml.safe_load(handle)
     assert 'intranet-s3cr3t' in str(revealed) and revealed['uptime_incidents'] == []
     assert not any(secret in run.output for secret in SECRETS)
+
+
+def test_export_and_import_read_a_relative_name_in_the_working_directory_not_pwd(ansible, emulator, tmp_path_factory):
+    """As under a command task's chdir, cron or a launcher that sets the working directory alone: PWD names another
+    directory than the one ansible-playbook works in."""
+    create_monitor(emulator, 'shop', url='https://shop.example.com/health', interval=60)
+    elsewhere = str(tmp_path_factory.mktemp('pwd-elsewhere'))
+    ansible.playbook('uptime.monitoring.export_account', '-e', 'uptime_export_file=backup.yml', env={'PWD': elsewhere})
+    assert os.listdir(elsewhere) == []
+    with open(os.path.join(ansible.workdir, 'backup.yml'), encoding='utf-8') as handle:
+        assert [monitor['name'] for monitor in yaml.safe_load(handle)['uptime_monitors']] == ['shop']
+    ansible.playbook('uptime.monitoring.import_account', '-e', 'uptime_import_file=backup.yml', api_key=OTHER_KEY,
+                     env={'PWD': elsewhere})
+    assert sorted(monitors_by_name(emulator, OTHER_KEY)) == ['shop']
 
 
 HEALTH_INVENTORY = '''\
