@@ -128,6 +128,10 @@ class Action:
         return entry
 
 
+# What a monitor record shows beyond its options (the status, the service's times).
+RECORD_ONLY_KEYS = frozenset(MONITORS.view_keys) - frozenset(MONITOR.by_name)
+
+
 def _prefixed(exc, index, name):
     """The one way an error about a ``config`` entry is told: ``config[i].<field>: ... (monitor 'name')``."""
     message = str(exc)[len(exc.field) + 2:]
@@ -149,6 +153,12 @@ def check_entry(index, item):
     name = to_text(raw_name) if isinstance(raw_name, (str, int)) else None
     try:
         unknown = sorted(str(key) for key in set(item) - set(MONITOR.by_name))
+        read_only = [key for key in unknown if key in RECORD_ONLY_KEYS]
+        if read_only:
+            # A record of monitor_info's monitors (or gathered's monitors) given where the options belong.
+            raise ValidationError(read_only[0], 'is a read-only key of a monitor record as monitor_info returns it in '
+                                  'monitors, not an option: give its export instead (monitor_info with export: true '
+                                  'returns the monitors as options in export; monitors with state: gathered in gathered)')
         if unknown:
             raise ValidationError(unknown[0], 'is not an option of a monitor (the options are %s)'
                                   % ', '.join(MONITOR.by_name))

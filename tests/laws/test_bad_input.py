@@ -13,10 +13,13 @@ write: the last test's table. Values the service accepts are never refused (the 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import Phase, example, given, strategies as st
 import pytest
 
 from laws import MODULES, ago, budget, fresh, run
+from test_laws import MODES, start
 from strategies import BAD_URL, CHANNELS, JUNK_BOOL, JUNK_NUMBER, alert, bad_date, choice, int_choice, too_long
 import strategies as gen
 
@@ -189,6 +192,30 @@ def with_relations(test):
 def test_bad_input_fails_in_one_line_naming_the_option_before_any_request(emulator, connection, task):
     module, args, option = task
     rejected_in_one_line(emulator, connection, module, args, option)
+    assert emulator.log() == []
+
+
+@budget(20)
+@given(mode=MODES, stored=st.lists(gen.monitors(), min_size=1, max_size=3, unique_by=lambda args: args['name'].casefold()),
+       fields=st.one_of(st.none(), st.lists(st.sampled_from(['id', 'name', 'url', 'status', 'checked_at', 'interval']),
+                                            min_size=1, unique=True)))
+def test_a_record_given_where_the_options_belong_names_its_key_and_the_export(emulator, connection, mode, stored, fields):
+    """monitor_info's records (its monitors, not its export) given to monitors as config: refused before any request,
+    naming a key of the record that is no option and where the options are."""
+    start(emulator, mode, stored)
+    read = run(connection, 'monitor_info', {} if fields is None else {'fields': fields})
+    assert not read.failed, read
+    records = read.result['monitors']
+    options = set(monitors.MONITORS_ARGSPEC['config']['options'])
+    if all(set(record) <= options for record in records):  # only options asked for: a valid config
+        return
+    emulator.clear_log()
+    out = run(connection, 'monitors', {'state': 'merged', 'config': records})
+    assert out.failed, out
+    assert re.match(r'config\[\d+\]\.\w+: ', out.msg), out
+    key = out.msg.split('.', 1)[1].split(':', 1)[0]
+    assert key not in options, out
+    assert 'export' in out.msg, out
     assert emulator.log() == []
 
 
