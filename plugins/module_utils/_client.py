@@ -60,8 +60,9 @@ CA_OPTIONS_HINT = 'set ca_path to the CA bundle that signed it, or validate_cert
 # one Laravel gives when a form request looks the record up first (PUT /api/v1/incidents/{id}). Any other 404 (a
 # proxy's page, a wrong path in api_url, an unknown route) says nothing about the record.
 NOT_FOUND_MESSAGES = (re.compile(r'^Resource not found\.?$'), re.compile(r'^No query results for model \['))
+# Said inside the parentheses of an error: no parentheses of its own.
 API_URL_HINT = ('api_url must be the base address of the service, such as https://uptime.example.com, with no path '
-                'of its own (a trailing /api/v1 is ignored)')
+                'of its own: a trailing /api/v1 is ignored')
 # Said of an answer that is not the service's: the service answers every request of this client in JSON, and
 # takes each method it is sent at each path it is sent to.
 NOT_THE_SERVICE = 'a wrong address or a proxy answered'
@@ -658,7 +659,7 @@ class UptimeClient:
     def api_url_hint(self):
         """What to check when an answer is not the service's: api_url, naming the path it has, if any."""
         path = urlsplit(self.base_url).path
-        return '%s; %s%s' % (NOT_THE_SERVICE, API_URL_HINT, ' (it has the path %s)' % path if path else '')
+        return '%s; %s%s' % (NOT_THE_SERVICE, API_URL_HINT, ', and this one has the path %s' % path if path else '')
 
     def _error(self, message, status, method, path, field_errors=None):
         return UptimeApiError(self.redact(message), status=status, method=method, path=path,

@@ -221,11 +221,12 @@ def test_an_answer_that_is_not_the_services_names_api_url_and_its_path(emulator,
     calls = {'DELETE': lambda: client.delete('/api/v1/monitors/7'), 'POST': lambda: client.create('/api/v1/monitors', MONITOR),
              'PUT': lambda: client.update('/api/v1/monitors/7', {'interval': 60})}
     error, message = failure(calls[method])
-    hint = API_URL_HINT + (' (it has the path %s)' % base if base else '')
+    hint = API_URL_HINT + (', and this one has the path %s' % base if base else '')
     assert message.startswith('%s %s/api/v1/monitors' % (method, base)), message
     assert words in message, message
     assert 'a wrong address or a proxy answered; ' + hint in message, message
     assert message.rstrip(')').endswith(hint.rstrip(')')), message
+    assert '))' not in message, message  # no parentheses nested in the error's own
     # Refused before the service: no write can have been applied, and only a success's odd body is worth a retry.
     assert not error.ambiguous, message
     assert error.transient is (error.status == 200), message
