@@ -6,7 +6,7 @@ collection by hand.
     ./scripts/demo.sh --serve [--port N]    # the emulator on 127.0.0.1:8765 until Ctrl-C, with the lines to paste
 
 Both have two accounts: DEMO_KEY in UTC and SECOND_KEY in America/New_York (a zone with daylight saving time).
-Runs with the interpreter of ``.nox/demo`` (the nox session ``demo``: ansible-core and requests only).
+Runs with the interpreter of ``.nox/demo`` (the nox session ``demo``: ansible-core, requests and tzdata only).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def environment(emulator):
 
 def where_things_are(tarball):
     return '\n'.join((
-        '  virtualenv   %s (ansible-core and requests; nox session demo)' % relative(os.path.dirname(VENV_BIN)),
+        '  virtualenv   %s (ansible-core, requests and tzdata; nox session demo)' % relative(os.path.dirname(VENV_BIN)),
         '  collection   %s (%s, built from the work tree)' % (relative(COLLECTIONS), tarball),
         '  playbooks    playbooks/ (the demo: %s)' % PLAYBOOK,
         '  emulator     tests/emulator/README.md (control.py: monitor status, reset, log, faults, time zones)',
