@@ -67,7 +67,7 @@ def summary(report, arguments):
     if again:
         lines.append('Run again what failed or did not run: %s' % shlex.join(['./scripts/test.sh'] + without_selection(options) + ['-s'] + again + posargs))
     else:
-        lines.append('All %d sessions passed.' % len(selected))
+        lines.append('All %d sessions passed.' % len(selected) if len(selected) > 1 else 'The session passed.')
     return lines
 
 
