@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import os
 import traceback
 from contextlib import redirect_stdout
 
@@ -26,12 +27,8 @@ from ansible.module_utils.testing import patch_module_args
 
 from emulator.control import PRIMARY_KEY
 
-INVENTORY_OPTIONS = dict(
-    plugin='uptime.monitoring.monitors', host_names='url_host', status=None, search=None, search_by='name',
-    status_page_id=None, api_url=None, api_key=PRIMARY_KEY, validate_certs=True, ca_path=None, timeout=30, retries=0,
-    strict=False, compose={}, groups={}, keyed_groups=[], leading_separator=True, use_extra_vars=False,
-    cache=False, cache_plugin='memory', cache_timeout=3600, cache_connection=None, cache_prefix='ansible_inventory_',
-)
+# What the inventory plugin is given beside the defaults it declares (see inventory_plugin).
+INVENTORY_GIVEN = dict(plugin='uptime.monitoring.monitors', api_key=PRIMARY_KEY, retries=0)
 
 
 class ModuleRun:
@@ -118,16 +115,58 @@ def run_in_worker(main, args, check_mode=False, diff=False):
     return ModuleRun(crash='main() returned without ending its task')
 
 
-def documented_options(module):
-    """The options a plugin's DOCUMENTATION declares, its doc fragments' first, as Ansible's plugin loader reads them."""
+def run_action(name, args, check_mode=False, diff=False):
+    """Run the action plugin of module ``name`` as a play's strategy runs it for a task on the implicit localhost
+    (``check_mode``, ``diff``: the task's, as ``--check``, ``--diff`` or its keywords set them): what it does with the
+    task (its choice of path, the arguments it gives the module) is run too; a ``ModuleRun`` of the registered result."""
+    # Controller code, as inventory_plugin's.
+    from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
+    from ansible.playbook.play_context import PlayContext  # pylint: disable=import-outside-toplevel
+    from ansible.playbook.task import Task  # pylint: disable=import-outside-toplevel
+    from ansible.plugins import loader as plugin_loader  # pylint: disable=import-outside-toplevel
+    from ansible.template import Templar  # pylint: disable=import-outside-toplevel
+    module = importlib.import_module('ansible_collections.uptime.monitoring.plugins.action.%s' % name)
+    task = Task()
+    task.action = 'uptime.monitoring.%s' % name
+    task.args = dict(args)
+    task.check_mode, task.diff = check_mode, diff
+    play_context = PlayContext()
+    play_context.check_mode, play_context.diff = check_mode, diff
+    connection = plugin_loader.connection_loader.get('local', play_context, os.devnull)
+    loader = DataLoader()
+    plugin = module.ActionModule(task, connection, play_context, loader, Templar(loader=loader), plugin_loader)
+    controller, module_internal.is_controller = module_internal.is_controller, True
+    try:
+        return ModuleRun(plugin.run(task_vars={}))
+    except BaseException:  # pylint: disable=broad-except
+        return ModuleRun(crash=traceback.format_exc())
+    finally:
+        module_internal.is_controller = controller
+
+
+def declared_options(module):
+    """Every option a plugin declares, its doc fragments' first (the collection's and ansible-core's, as Ansible's plugin
+    loader reads them), each with the fragment that declares it (None: the plugin's own DOCUMENTATION)."""
     doc = yaml.safe_load(module.DOCUMENTATION)
     options = {}
     for fragment in doc.get('extends_documentation_fragment') or []:
-        name, part = (fragment[len('uptime.monitoring.'):].split('.', 1) + [''])[:2]
-        source = importlib.import_module('ansible_collections.uptime.monitoring.plugins.doc_fragments.%s' % name).ModuleDocFragment
-        options.update(yaml.safe_load(getattr(source, (part or 'documentation').upper())).get('options') or {})
-    options.update(doc.get('options') or {})
+        package, name = ('ansible_collections.uptime.monitoring.plugins.doc_fragments', fragment[len('uptime.monitoring.'):]) \
+            if fragment.startswith('uptime.monitoring.') else ('ansible.plugins.doc_fragments', fragment.split('ansible.builtin.')[-1])
+        name, part = (name.split('.', 1) + [''])[:2]
+        source = importlib.import_module('%s.%s' % (package, name)).ModuleDocFragment
+        declared = yaml.safe_load(getattr(source, (part or 'documentation').upper())).get('options') or {}
+        for option, spec in declared.items():  # a later fragment adds to an option (its env, vars), as Ansible merges them
+            first, known = options.get(option, (fragment, {}))
+            options[option] = (first, dict(known, **spec))
+    for option, spec in (doc.get('options') or {}).items():
+        first, known = options.get(option, (None, {}))
+        options[option] = (first, dict(known, **spec))
     return options
+
+
+def documented_options(module):
+    """The options a plugin's DOCUMENTATION declares, its doc fragments' first, as Ansible's plugin loader reads them."""
+    return {option: spec for option, (dummy, spec) in declared_options(module).items()}
 
 
 def run_lookup(name, options):
@@ -152,13 +191,15 @@ def run_lookup(name, options):
 
 
 def inventory_plugin(url, **options):
-    """The inventory plugin with ``options`` over INVENTORY_OPTIONS (``api_url`` the service at ``url`` unless given);
-    its cache a dict, unless ``load_cache_plugin()`` loads the one the options name."""
+    """The inventory plugin with ``options`` over the defaults its DOCUMENTATION and doc fragments declare and
+    INVENTORY_GIVEN (``api_url`` the service at ``url`` unless given); its cache a dict, unless ``load_cache_plugin()``
+    loads the one the options name."""
     # Controller code: imported where a test runs the plugin, never by a test of a module (ansible-test units runs
     # those where only module code can be imported).
     from ansible_collections.uptime.monitoring.plugins.inventory import monitors  # pylint: disable=import-outside-toplevel
     plugin = monitors.InventoryModule()
-    plugin._options = dict(INVENTORY_OPTIONS, **dict({'api_url': url}, **options))  # pylint: disable=protected-access
+    declared = {option: spec.get('default') for option, (dummy, spec) in declared_options(monitors).items()}
+    plugin._options = dict(declared, **dict(INVENTORY_GIVEN, **dict({'api_url': url}, **options)))  # pylint: disable=protected-access
     plugin._read_config_data = lambda path: None  # pylint: disable=protected-access
     plugin._cache = {}  # pylint: disable=protected-access
     return plugin

@@ -97,9 +97,9 @@ def with_wrong_kinds(module, table):
 
 
 @st.composite
-def bad_tasks(draw):
-    """(module, args, the option the message must name)."""
-    module = draw(st.sampled_from(sorted(MODULES)))
+def bad_tasks(draw, modules=None):
+    """(module, args, the option the message must name), of one of ``modules`` (by default, any)."""
+    module = draw(st.sampled_from(sorted(modules or MODULES)))
     if module == 'monitors' and draw(st.booleans()):  # an entry of the config, between valid ones
         not_in_entries = {'id', 'state', 'update_password', 'timeout', 'retries', 'validate_certs', 'api_url'}
         option = draw(st.sampled_from(sorted(set(MONITOR) - not_in_entries)))
