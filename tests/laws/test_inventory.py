@@ -21,18 +21,21 @@ import os
 import re
 import shutil
 
+import certifi
 import pytest
 from ansible import constants as C
 from ansible.errors import AnsibleParserError
 from ansible.inventory.manager import InventoryManager
 from ansible.parsing.dataloader import DataLoader
+from ansible.template import trust_as_template
 from hypothesis import assume, event, example, given, strategies as st
 
-from emulator.control import PRIMARY_KEY
+from emulator.control import OTHER_KEY, PRIMARY_KEY
 from laws import ago, budget, fresh, holds
-from module_runner import inventory_plugin, parse_inventory
+from module_runner import declared_options, inventory_plugin, parse_inventory
 import strategies as gen
 
+from ansible_collections.uptime.monitoring.plugins.inventory import monitors as inventory_monitors
 from ansible_collections.uptime.monitoring.plugins.module_utils import _client, _incident, _resource
 
 # The host of a URL as drawn, and the endpoint it is: cases, a trailing dot, a port and IPv6 spellings of one address.
@@ -281,3 +284,85 @@ def test_every_live_monitor_is_one_addressable_host_or_in_one_and_no_secret_is_s
         groups = {group.name for group in inventory.get_host(host).get_groups()} - {'all', 'ungrouped'}
         holds(groups == {'uptime_' + status for status in statuses}, 'the host is in the groups of its statuses',
               host=host, groups=sorted(groups), **shown)
+
+
+# The options of the inventory plugin as it declares them (its DOCUMENTATION and doc fragments): each drawn from the
+# values below, or from its type and choices, so that an option is drawn the day it is declared. Those of ansible-core's
+# inventory_cache fragment are the cache itself, and plugin names the plugin: not varied.
+DECLARED = declared_options(inventory_monitors)
+NOT_VARIED = {option for option, (fragment, dummy) in DECLARED.items() if fragment == 'inventory_cache'} | {'plugin'}
+MEANINGFUL = {
+    'api_key': st.sampled_from([PRIMARY_KEY, OTHER_KEY]),
+    'ca_path': st.sampled_from([None, certifi.where()]),  # plain HTTP: a bundle is never used
+    'search': st.sampled_from([None, 'seed', 'shop', 'example']),
+    'status_page_id': st.sampled_from([None, 1, 2]),
+    # Expressions of a configuration file, which Ansible trusts as templates.
+    'compose': st.sampled_from([{}, {'uptime_first': trust_as_template('uptime_monitors[0].name')}]),
+    'groups': st.sampled_from([{}, {'with_offline': trust_as_template("'offline' in uptime_statuses")}]),
+    'keyed_groups': st.sampled_from([[], [{'key': trust_as_template('uptime_statuses'), 'prefix': 'status'}]]),
+    'timeout': st.sampled_from([30, 5.5]),
+    'retries': st.sampled_from([0, 1]),
+}
+
+
+def declared_values(option):
+    """The values an option takes, from MEANINGFUL or from its declaration (its choices, else its type)."""
+    spec = DECLARED[option][1]
+    if option in MEANINGFUL:
+        return MEANINGFUL[option]
+    kind, choices = spec.get('type', 'str'), spec.get('choices')
+    if kind == 'list' and choices:
+        return st.none() | st.lists(st.sampled_from(choices), min_size=1, unique=True)
+    if choices:
+        return st.sampled_from(choices)
+    if kind in ('bool', 'boolean'):
+        return st.booleans()
+    raise AssertionError('option %s of the inventory plugin (type %s) has no values to draw: add them to MEANINGFUL' % (option, kind))
+
+
+VARIED = sorted(set(DECLARED) - NOT_VARIED)
+
+
+def seen(plugin):
+    """What a parse gives: each host's variables and groups, or the failure's message."""
+    try:
+        inventory = parse_inventory(plugin)
+    except AnsibleParserError as exc:
+        return 'failed: %s' % exc
+    return {host: (inventory.get_host(host).get_vars(), sorted(group.name for group in inventory.get_host(host).get_groups()))
+            for host in inventory.hosts}
+
+
+@pytest.mark.parametrize('option', VARIED)
+@budget(8)
+@given(data=st.data())
+def test_every_option_of_the_inventory_changes_its_cache_key_or_what_is_served(emulator, option, data):
+    """Parsed with one value of each declared option, then with one option changed on the same cache: what is served
+    is what a read without the cache gives. A changed filter, account or host naming never serves the hosts of another."""
+    # Each filter's values (MEANINGFUL) keep some monitors and leave out others: names and URLs hold 'example', the
+    # seeded ones 'seed', one 'shop'; statuses online, offline, paused and pending; two status pages; another account.
+    fresh(emulator)
+    seeded = emulator.seed(4)
+    shop, blog = emulator.records(monitors=[
+        gen.record({'name': 'shop example', 'url': 'https://shop.example.com/', 'interval': 60}),
+        gen.record({'name': 'blog example', 'url': 'https://blog.example.org/', 'interval': 60})])['monitors']
+    emulator.check(shop, 'offline')
+    emulator.check(seeded['first_id'], 'online')
+    emulator.api('PUT', '/api/v1/monitors/%d' % blog, data={'pause': 1})
+    emulator.status_page(PRIMARY_KEY, 1, [shop, seeded['first_id']])
+    emulator.status_page(PRIMARY_KEY, 2, [blog, seeded['last_id']])
+    emulator.records(monitors=[gen.record({'name': 'other example', 'url': 'https://other.example.net/', 'interval': 60})],
+                     api_key=OTHER_KEY)
+    base = {name: data.draw(declared_values(name), label=name) for name in VARIED if name not in ('api_url',)}
+    changed = dict(base, **{option: data.draw(declared_values(option).filter(lambda value: value != base.get(option)),
+                                              label='changed ' + option)}) if option != 'api_url' else dict(base)
+    if option == 'api_url':  # the same service, spelled otherwise
+        changed['api_url'] = emulator.url + '/api/v1'
+    shared = {}
+    for options in (base, changed):
+        plugin = inventory_plugin(emulator.url, **dict(options, cache=True))
+        plugin._cache = shared  # pylint: disable=protected-access
+        served = seen(plugin)
+    read = seen(inventory_plugin(emulator.url, **dict(changed, cache=False)))
+    holds(served == read, 'what the cache serves is what a read gives', option=option, base=base, changed=changed,
+          served=served, read=read)
