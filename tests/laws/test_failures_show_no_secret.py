@@ -1,0 +1,88 @@
+# -*- coding: utf-8 -*-
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The law of secrets on every failure path: a task that fails shows none of the secrets it was given, in either runner.
+
+A monitor task holds a secret in every place the schema knows one (each field with secret spans or sensitive items,
+read from the resource's schema: the URL's user-info, a sensitive header's value, an alert's webhook or token, the
+Basic authentication password), and fails on a drawn path: its own checks or ansible-core's validator (a wrong value
+of any other option, drawn from the bad-input law's table, or an option no module takes), the service's refusal of the
+write, or a defect met on a record the module cannot read (an unexpected error, its traceback asked for). Run as a
+module and inside the worker, the whole result (the invocation, the message, the traceback) holds no secret, plain or
+percent-encoded.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+import urllib.parse
+
+from hypothesis import event, given, strategies as st
+
+from laws import budget, fresh, holds
+from module_runner import run_in_worker, run_module
+from test_bad_input import MONITOR as BAD_VALUES, with_wrong_kinds
+import strategies as gen
+
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.modules import monitor
+
+RUNNERS = {'module': run_module, 'worker': run_in_worker}
+# Letters and digits, ASCII (a URL holds it as given): no word, id or time of a result holds one by chance.
+SECRETS = st.builds(lambda word, number: '%s%d' % (word, number), st.text(string.ascii_letters, min_size=4, max_size=12),
+                    st.integers(10, 10 ** 6))
+# The options that hold a secret, as the schema declares them: the day a field is declared secret, it is drawn here.
+SECRET_OPTIONS = sorted(field.name for field in MONITOR.fields if field.sensitive_items or field.secret_spans) + \
+    sorted(name for name, option in monitor.ARGUMENT_SPEC.items() if option.get('no_log') and name != 'api_key')
+PLACES = {'url': lambda secret: gen.urls(secret), 'request_headers': lambda secret: gen.headers(secret),
+          'alerts': lambda secret: gen.alerts(secret), 'request_auth_password': st.just}
+# Records the module cannot read (the service answering a list with one odd record): a defect's path.
+ODD_RECORDS = [{'request_headers': 'x'}, {'alerts': {'bad': 1}}, {'interval': 'soon'}, {'maintenance_start_at': []},
+               {'name': {'id': 'x'}}]
+
+
+@st.composite
+def failing_tasks(draw):
+    """(task arguments, the secrets in it, how it fails, what the account holds or the fault it meets)."""
+    missing = sorted(set(SECRET_OPTIONS) - set(PLACES))
+    assert not missing, 'secret options with no place to draw a secret in: %s' % missing
+    secrets = {option: draw(SECRETS) for option in SECRET_OPTIONS}
+    args = draw(gen.monitors(name='shop', full=True))
+    args.pop('paused', None)
+    for option in SECRET_OPTIONS:
+        args[option] = draw(PLACES[option](secrets[option]))
+    args['request_auth_username'] = 'bob'
+    path = draw(st.sampled_from(['check', 'unknown option', 'service refusal', 'unreadable record']))
+    if path == 'check':
+        option = draw(st.sampled_from(sorted(set(BAD_VALUES) - set(SECRET_OPTIONS) - {'request_auth_username'})))
+        values, extra = with_wrong_kinds('monitor', BAD_VALUES)[option]
+        args.update(extra)
+        args[option] = draw(values)
+    elif path == 'unknown option':
+        args['colour'] = 'red'
+    return args, list(secrets.values()), path, draw(st.sampled_from(ODD_RECORDS)) if path == 'unreadable record' else None
+
+
+def shown(text, secret):
+    return secret in text or urllib.parse.quote(secret, safe='') in text
+
+
+@budget(60)
+@given(task=failing_tasks(), runner=st.sampled_from(sorted(RUNNERS)))
+def test_a_failed_task_shows_no_secret_it_was_given(emulator, connection, task, runner):
+    args, secrets, path, odd = task
+    stored = fresh(emulator, stored=[gen.record(dict(name='shop', url='https://shop.example.com/', interval=60))]) \
+        if path == 'unreadable record' else fresh(emulator)
+    if path == 'service refusal':
+        emulator.fault('status', count=10, status=500, method='POST', path='/api/v1/monitors')
+    if path == 'unreadable record':
+        emulator.fault('record', count=10, method='GET', record=stored[0], set=odd)
+    task_args = dict(connection, _ansible_module_name='uptime.monitoring.monitor', _ansible_tracebacks_for=['error'], **args)
+    out = RUNNERS[runner](monitor.main, task_args, diff=True)
+    emulator.clear_faults()
+    holds(out.crash is None, 'the task ends with a result', crash=out.crash, path=path)
+    holds(out.failed, 'the task fails', result=out.result, path=path)
+    event('%s: %s' % (path, out.msg[:40]))
+    text = json.dumps(out.result, ensure_ascii=False)
+    leaked = [secret for secret in secrets if shown(text, secret)]
+    holds(leaked == [], 'no secret given is shown', leaked=leaked, path=path, runner=runner, result=out.result)
