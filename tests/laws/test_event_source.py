@@ -326,6 +326,32 @@ def test_no_secret_of_a_monitor_reaches_an_event(emulator_server, url, password,
     assert all('********@intranet.example.org' in event['uptime']['monitor']['url'] for event in events)
 
 
+@budget(20)
+@given(incidents=st.lists(st.tuples(st.sampled_from([120, 3900, 2 * 86400, 400 * 86400, 9 * 365 * 86400]), st.booleans()),
+                          min_size=1, max_size=4),
+       lookback=st.sampled_from([None, 960, 3600, 7 * 86400]), watch=st.sampled_from([None, ['incidents']]))
+def test_emit_existing_sends_every_ongoing_incident_however_old(emulator_server, incidents, lookback, watch):
+    """With emit_existing, the first poll sends every ongoing incident (opened, and acknowledged when it is), whatever
+    its age against lookback: lookback bounds what is news, not what is ongoing (docs/eda.md, emit_existing)."""
+    source = load_source()
+    now = datetime.datetime.now(datetime.timezone.utc)
+    stamp = lambda seconds: (now - datetime.timedelta(seconds=seconds)).strftime('%Y-%m-%dT%H:%M:%S')  # noqa: E731
+    monitors = [gen.record(dict(name='m%d' % index, url='https://m%d.example.com/' % index, interval=60))
+                for index in range(len(incidents))]
+    recorded = [dict({'monitor': 'm%d' % index, 'started_at': stamp(age), 'cause': 'HTTP 500'},
+                     **({'acknowledged_at': stamp(age // 2)} if acknowledged else {}))
+                for index, (age, acknowledged) in enumerate(incidents)]
+    fresh(emulator_server, stored=monitors, incidents=recorded)
+    args = dict({'api_url': emulator_server.url, 'api_key': PRIMARY_KEY, 'emit_existing': True},
+                **{key: value for key, value in (('lookback', lookback), ('watch', watch)) if value is not None})
+    events = source['Poller'](source['parse_args'](args, environ={})).poll()
+    sent = sorted((event['uptime']['monitor_name'], event['uptime']['type']) for event in events if event['uptime']['kind'] == 'incident')
+    expected = sorted([('m%d' % index, 'incident_opened') for index in range(len(incidents))]
+                      + [('m%d' % index, 'incident_acknowledged') for index, (dummy, acknowledged) in enumerate(incidents) if acknowledged])
+    assert sent == expected
+    assert all(event['uptime']['existing'] for event in events)
+
+
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-2, 2) | st.floats(allow_nan=False) | st.text(max_size=3),
                     lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2), max_leaves=3)
 
