@@ -64,7 +64,7 @@ def any_task(module):
     against the account's monitors."""
     return st.one_of(
         st.just('accepted'), st.just('accepted'), st.just('accepted'),  # half the tasks: most write when run
-        *([echoed()] if module == 'monitor' else []),
+        *([echoed(), echoed()] if module == 'monitor' else []),
         bad_tasks(modules=[module]).map(lambda task: task[:2]),
         *([st.sampled_from([task[:2] for task in RELATIONS if task[0] == module])]
           if any(task[0] == module for task in RELATIONS) else []))
@@ -79,6 +79,9 @@ def any_task(module):
          data=('monitors', {'config': 'web'})).via('a list given as text: the module\'s own check, before Ansible\'s')
 @example(mode={'zone': None, 'ignore_case': False, 'clock': 0, 'checked': []}, monitors=[],
          data=('monitor', dict(WEB, colour='red'))).via('an option no module takes: Ansible\'s message')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0, 'checked': []}, monitors=[],
+         data=('monitor', {'name': 'staging web', 'url': 'https://web.example.com/', 'interval': 60, 'request_auth_username': 'u',
+                           'request_auth_password': 'web'})).via('a password that is a word of the name: never censored in true results')
 def test_the_worker_gives_what_the_module_gives(emulator, connection, module, check_mode, diff, mode, monitors, data):
     if isinstance(data, tuple):
         if data[0] != module:
