@@ -224,6 +224,14 @@ def mutants(session):
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]], default=False)
+def mutmut(session):
+    """The mechanical mutation measure: mutmut's mutants of the worker, masking, URL and cache-key functions against the
+    in-process laws and unit tests, the score per file (`-- NAME_PATTERN...` for some); not in the default run."""
+    session.install(*DEV, 'mutmut>=3.8,<3.9')
+    session.run('python', 'tests/mutants/mutmut_run.py', *session.posargs)
+
+
+@nox.session(python=PYTHONS[LINES[OLDEST]], default=False)
 def demo(session):
     """The main job: playbooks/demo.yml against the emulator, with the collection built and installed (scripts/demo.sh)."""
     # Run outside nox (scripts/demo.sh), without the prefix: compiled at install, into the virtualenv itself.
