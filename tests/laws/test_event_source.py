@@ -335,7 +335,10 @@ def test_emit_existing_sends_every_ongoing_incident_however_old(emulator_server,
     its age against lookback: lookback bounds what is news, not what is ongoing (docs/eda.md, emit_existing)."""
     source = load_source()
     now = datetime.datetime.now(datetime.timezone.utc)
-    stamp = lambda seconds: (now - datetime.timedelta(seconds=seconds)).strftime('%Y-%m-%dT%H:%M:%S')  # noqa: E731
+
+    def stamp(seconds):
+        return (now - datetime.timedelta(seconds=seconds)).strftime('%Y-%m-%dT%H:%M:%S')
+
     monitors = [gen.record(dict(name='m%d' % index, url='https://m%d.example.com/' % index, interval=60))
                 for index in range(len(incidents))]
     recorded = [dict({'monitor': 'm%d' % index, 'started_at': stamp(age), 'cause': 'HTTP 500'},

@@ -34,8 +34,7 @@ SECRETS = st.builds(lambda word, number: '%s%d' % (word, number), st.text(string
 # The options that hold a secret, as the schema declares them: the day a field is declared secret, it is drawn here.
 SECRET_OPTIONS = sorted(field.name for field in MONITOR.fields if field.sensitive_items or field.secret_spans) + \
     sorted(name for name, option in monitor.ARGUMENT_SPEC.items() if option.get('no_log') and name != 'api_key')
-PLACES = {'url': lambda secret: gen.urls(secret), 'request_headers': lambda secret: gen.headers(secret),
-          'alerts': lambda secret: gen.alerts(secret), 'request_auth_password': st.just}
+PLACES = {'url': gen.urls, 'request_headers': gen.headers, 'alerts': gen.alerts, 'request_auth_password': st.just}
 # Records the module cannot read (the service answering a list with one odd record): a defect's path.
 ODD_RECORDS = [{'request_headers': 'x'}, {'alerts': {'bad': 1}}, {'interval': 'soon'}, {'maintenance_start_at': []},
                {'name': {'id': 'x'}}]

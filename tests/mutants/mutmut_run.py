@@ -89,8 +89,8 @@ def main(names):
         counts = by_file.get(path, collections.Counter())
         total, killed, survived = sum(counts.values()), counts['killed'], counts['survived']
         reached = killed + survived
-        rows.append('| `%s` | %d | %d | %d | %d | %s |' % (path, total, killed, survived, total - reached,
-                                                          '%.0f %%' % (100.0 * killed / reached) if reached else '-'))
+        score = '%.0f %%' % (100.0 * killed / reached) if reached else '-'
+        rows.append('| `%s` | %d | %d | %d | %d | %s |' % (path, total, killed, survived, total - reached, score))
     text = '\n'.join(rows + ['', 'Survivors (`mutmut show NAME` in build/mutmut):', ''] + ['- `%s`' % name for name in survivors])
     print(text)
     os.makedirs(os.path.dirname(REPORT), exist_ok=True)
