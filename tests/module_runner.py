@@ -12,6 +12,7 @@ tests/ecosystem), and ``parse_inventory(plugin)``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import io
 import json
@@ -144,9 +145,11 @@ def run_action(name, args, check_mode=False, diff=False):
         module_internal.is_controller = controller
 
 
+@functools.lru_cache(maxsize=None)
 def declared_options(module):
     """Every option a plugin declares, its doc fragments' first (the collection's and ansible-core's, as Ansible's plugin
-    loader reads them), each with the fragment that declares it (None: the plugin's own DOCUMENTATION)."""
+    loader reads them), each with the fragment that declares it (None: the plugin's own DOCUMENTATION). Read once per
+    plugin: the result is shared, not to be changed."""
     doc = yaml.safe_load(module.DOCUMENTATION)
     options = {}
     for fragment in doc.get('extends_documentation_fragment') or []:

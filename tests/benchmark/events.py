@@ -107,22 +107,20 @@ def _page(entry):
     return int(parse_qs(entry['query']).get('page', ['1'])[0])
 
 
+def reads(requests, path, page=1):
+    """When the source read ``page`` of the list at ``path``."""
+    return [entry['time'] for entry in requests if entry['method'] == 'GET' and entry['path'] == path and _page(entry) == page]
+
+
 def poll_starts(requests):
     """When each poll of the source began (the emulator's wall clock): a poll reads the first page of the incidents first."""
-    return [entry['time'] for entry in requests if entry['method'] == 'GET' and entry['path'] == INCIDENTS_PATH
-            and _page(entry) == 1]
-
-
-def page_reads(requests, page):
-    """When the source read ``page`` of the monitor list."""
-    return [entry['time'] for entry in requests if entry['method'] == 'GET' and entry['path'] == MONITORS_PATH
-            and _page(entry) == page]
+    return reads(requests, INCIDENTS_PATH)
 
 
 def handed_over(requests, since, page=None):
     """Whether the source has found a change made at ``since`` and handed its events to ansible-rulebook: a poll
     begun after it read the incidents (with ``page``, that page of the monitor list), and the next poll began."""
-    found = [moment for moment in (page_reads(requests, page) if page else poll_starts(requests)) if moment >= since]
+    found = [moment for moment in (reads(requests, MONITORS_PATH, page) if page else poll_starts(requests)) if moment >= since]
     return bool(found) and any(moment > found[0] for moment in poll_starts(requests))
 
 
@@ -156,11 +154,9 @@ class Watch:
         return requests
 
     def wait(self, holds):
-        """Until ``holds(requests)``; how long it took."""
-        started = time.monotonic()
+        """Until ``holds(requests)``."""
         while not holds(self.requests()):
             time.sleep(0.2)
-        return time.monotonic() - started
 
     def event(self, change, kind, monitor_id, status, page=None):
         """``(delay, None)`` of the event of ``change``; ``(None, why)`` when it never came: the source found the

@@ -353,11 +353,12 @@ def test_every_option_of_the_inventory_changes_its_cache_key_or_what_is_served(e
     emulator.status_page(PRIMARY_KEY, 2, [blog, seeded['last_id']])
     emulator.records(monitors=[gen.record({'name': 'other example', 'url': 'https://other.example.net/', 'interval': 60})],
                      api_key=OTHER_KEY)
-    base = {name: data.draw(declared_values(name), label=name) for name in VARIED if name not in ('api_url',)}
-    changed = dict(base, **{option: data.draw(declared_values(option).filter(lambda value: value != base.get(option)),
-                                              label='changed ' + option)}) if option != 'api_url' else dict(base)
+    base = {name: data.draw(declared_values(name), label=name) for name in VARIED if name != 'api_url'}
     if option == 'api_url':  # the same service, spelled otherwise
-        changed['api_url'] = emulator.url + '/api/v1'
+        changed = dict(base, api_url=emulator.url + '/api/v1')
+    else:
+        changed = dict(base, **{option: data.draw(declared_values(option).filter(lambda value: value != base.get(option)),
+                                                  label='changed ' + option)})
     shared = {}
     for options in (base, changed):
         plugin = inventory_plugin(emulator.url, **dict(options, cache=True))
