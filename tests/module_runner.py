@@ -23,6 +23,7 @@ from contextlib import redirect_stdout
 import yaml
 
 from ansible.module_utils import _internal as module_internal
+from ansible.module_utils._internal import _traceback
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 
@@ -76,7 +77,11 @@ def run_module(main, args, check_mode=False, diff=False):
         args['_ansible_diff'] = True
     out = io.StringIO()
     crash = None
+    # A module process asks its arguments whether tracebacks are wanted (_ansible_tracebacks_for); controller code,
+    # once imported, asks the controller's configuration instead.
     controller, module_internal.is_controller = module_internal.is_controller, False
+    asked_for, _traceback._is_traceback_enabled = _traceback._is_traceback_enabled, _traceback._is_module_traceback_enabled  # pylint: disable=protected-access
+    _traceback._module_tracebacks_enabled_events = None  # pylint: disable=protected-access
     try:
         with patch_module_args(args), redirect_stdout(out):
             main()
@@ -86,6 +91,7 @@ def run_module(main, args, check_mode=False, diff=False):
         crash = traceback.format_exc()
     finally:
         module_internal.is_controller = controller
+        _traceback._is_traceback_enabled = asked_for  # pylint: disable=protected-access
     text = out.getvalue()
     result = None
     if crash is None:
@@ -116,10 +122,14 @@ def run_in_worker(main, args, check_mode=False, diff=False):
     return ModuleRun(crash='main() returned without ending its task')
 
 
-def run_action(name, args, check_mode=False, diff=False):
+def run_action(name, args, check_mode=False, diff=False, task_vars=None, environment=None, tracebacks=(), **task):
     """Run the action plugin of module ``name`` as a play's strategy runs it for a task on the implicit localhost
     (``check_mode``, ``diff``: the task's, as ``--check``, ``--diff`` or its keywords set them): what it does with the
-    task (its choice of path, the arguments it gives the module) is run too; a ``ModuleRun`` of the registered result."""
+    task (its choice of path, the arguments it gives the module) is run too; a ``ModuleRun`` of the registered result.
+
+    ``task_vars``: the host's variables; ``environment``: the task's ``environment:``; ``tracebacks``: the events
+    ``ANSIBLE_DISPLAY_TRACEBACK`` names; ``task``: ``transport`` (the connection plugin), ``become``, ``async_val``,
+    ``delegate_to``."""
     # Controller code, as inventory_plugin's.
     from ansible.parsing.dataloader import DataLoader  # pylint: disable=import-outside-toplevel
     from ansible.playbook.play_context import PlayContext  # pylint: disable=import-outside-toplevel
@@ -127,22 +137,27 @@ def run_action(name, args, check_mode=False, diff=False):
     from ansible.plugins import loader as plugin_loader  # pylint: disable=import-outside-toplevel
     from ansible.template import Templar  # pylint: disable=import-outside-toplevel
     module = importlib.import_module('ansible_collections.uptime.monitoring.plugins.action.%s' % name)
-    task = Task()
-    task.action = 'uptime.monitoring.%s' % name
-    task.args = dict(args)
-    task.check_mode, task.diff = check_mode, diff
+    play_task = Task()
+    play_task.action = 'uptime.monitoring.%s' % name
+    play_task.args = dict(args)
+    play_task.check_mode, play_task.diff = check_mode, diff
+    play_task.async_val, play_task.delegate_to = task.get('async_val', 0), task.get('delegate_to')
+    play_task.environment = [environment] if environment else []
     play_context = PlayContext()
-    play_context.check_mode, play_context.diff = check_mode, diff
-    connection = plugin_loader.connection_loader.get('local', play_context, os.devnull)
+    play_context.check_mode, play_context.diff, play_context.become = check_mode, diff, task.get('become', False)
+    connection = plugin_loader.connection_loader.get(task.get('transport', 'local'), play_context, os.devnull)
     loader = DataLoader()
-    plugin = module.ActionModule(task, connection, play_context, loader, Templar(loader=loader), plugin_loader)
+    plugin = module.ActionModule(play_task, connection, play_context, loader, Templar(loader=loader, variables=task_vars or {}),
+                                 plugin_loader)
     controller, module_internal.is_controller = module_internal.is_controller, True
+    asked_for, _traceback.traceback_for = _traceback.traceback_for, lambda: list(tracebacks)
     try:
-        return ModuleRun(plugin.run(task_vars={}))
+        return ModuleRun(plugin.run(task_vars=task_vars or {}))
     except BaseException:  # pylint: disable=broad-except
         return ModuleRun(crash=traceback.format_exc())
     finally:
         module_internal.is_controller = controller
+        _traceback.traceback_for = asked_for
 
 
 @functools.lru_cache(maxsize=None)

@@ -349,7 +349,8 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         """One cache entry per configuration file, account and filters: the account by its fingerprint, never its key.
         The keys of the cached monitors and CACHE_VERSION are part of it, so that an entry of an older version is never
         read."""
-        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS, CACHE_VERSION], sort_keys=True)
+        # The query's names come in QUERY_OPTIONS' order: the same settings give the same text.
+        scope = json.dumps([account_fingerprint(connection), query, statuses, MONITOR_KEYS, CACHE_VERSION])
         return '%s_%s' % (self.get_cache_key(path), hashlib.sha256(scope.encode('utf-8')).hexdigest()[:12])
 
     def _read(self, connection, query, statuses):

@@ -143,11 +143,8 @@ def shown_arguments(values, spec, fields):
             shown[name] = MASK
         elif name in fields:
             shown[name] = fields[name].mask(value)
-        elif option.get('options') and isinstance(value, dict):
-            shown[name] = shown_arguments(value, option['options'], fields)
-        elif option.get('options') and isinstance(value, list):
-            shown[name] = [shown_arguments(item, option['options'], fields) if isinstance(item, dict) else item
-                           for item in value]
+        elif option.get('options'):  # the collection's nested options are lists of dicts
+            shown[name] = [shown_arguments(item, option['options'], fields) for item in value]
         else:
             shown[name] = value
     return shown
@@ -193,7 +190,7 @@ class _MaskingModule(AnsibleModule):
         self._fields = fields
         self._precheck = precheck
         self._shown_arguments = None
-        super().__init__(**kwargs)
+        super().__init__(supports_check_mode=True, **kwargs)
         self._shown_arguments = shown_arguments(self.params, self.argument_spec, fields)
         self.no_log_values.clear()
 
@@ -227,14 +224,14 @@ def _before(first, then=None):
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
-    def __init__(self, argument_spec, supports_check_mode=True, precheck=None, schema=None, runner=None, **kwargs):
+    def __init__(self, argument_spec, precheck=None, schema=None, runner=None, **kwargs):
         """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them.
 
         ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items and
         secret parts of texts are masked in the arguments shown.
 
         ``runner``: what takes the arguments, validates them and ends the task, as an AnsibleModule does; built as
-        ``runner(secret_names, fields, precheck, argument_spec=..., supports_check_mode=..., **kwargs)``. By default
+        ``runner(secret_names, fields, precheck, argument_spec=..., **kwargs)``. By default
         the module's own process; the action plugins pass one that runs the task in Ansible's worker.
         """
         spec = dict(CONNECTION_ARGSPEC)
@@ -247,8 +244,7 @@ class UptimeModule:
             # The fields as given first, named as the module's own checks name them (Ansible's words name no option
             # of a list of pairs given as a string).
             precheck = _before(schema.check_as_given, precheck)
-        self.ansible = (runner or _MaskingModule)(no_log_option_names(spec), fields, precheck, argument_spec=spec,
-                                                  supports_check_mode=supports_check_mode, **kwargs)
+        self.ansible = (runner or _MaskingModule)(no_log_option_names(spec), fields, precheck, argument_spec=spec, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
         if not HAS_REQUESTS:

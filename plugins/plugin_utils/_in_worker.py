@@ -29,7 +29,6 @@ from ansible.module_utils.common.json import Direction, get_module_decoder, get_
 from ansible.module_utils.common.parameters import PASS_VARS
 from ansible.module_utils.errors import UnsupportedError
 from ansible.module_utils.parsing.convert_bool import boolean
-from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 from ansible.utils.display import Display
 
@@ -83,7 +82,7 @@ class TaskEnded(BaseException):
     a module's catch of unexpected errors lets it pass."""
 
     def __init__(self, result):
-        super().__init__('task ended')
+        super().__init__()
         self.result = result
 
 
@@ -99,39 +98,34 @@ class WorkerRunner:
     def bound(cls, module_args):
         return lambda *args, **kwargs: cls(module_args, *args, **kwargs)
 
-    def __init__(self, module_args, secret_names, fields, precheck, argument_spec, supports_check_mode=True,
-                 mutually_exclusive=None, required_together=None, required_one_of=None, required_if=None,
-                 required_by=None):
+    def __init__(self, module_args, secret_names, fields, precheck, argument_spec, **relations):
+        """``relations``: the module's mutually_exclusive, required_one_of, ... as AnsibleModule takes them. Every
+        module of the collection supports check mode, and no task of theirs is sent ``_ansible_ignore_unknown_opts``
+        (only action plugins that run another module set it), so neither has a step here."""
         self.argument_spec = argument_spec
         self._warnings = []
         self._shown_arguments = None
         self.params = plain(module_args, Direction.CONTROLLER_TO_MODULE)
-        # Only those this ansible-core knows, as AnsibleModule: any other is an unsupported parameter.
-        internal = {name: self.params.pop(name) for name in ['_ansible_%s' % key for key in PASS_VARS] if name in self.params}
-        self.check_mode = boolean(internal.get('_ansible_check_mode', False))
-        self._name = internal.get('_ansible_module_name', 'module')
-        # As this ansible-core's modules: those that know no such argument (2.19) always return the invocation.
-        self._inject_invocation = boolean(internal.get('_ansible_inject_invocation', 'inject_invocation' not in PASS_VARS))
-        self._tracebacks = internal.get('_ansible_tracebacks_for') or ()
+        # As AnsibleModule reads them: those this ansible-core sends, each with its default; any other name starting
+        # with _ansible_ is an unsupported parameter.
+        settings = {attribute: self.params.pop('_ansible_%s' % name, default) for name, (attribute, default) in PASS_VARS.items()}
+        self.check_mode = boolean(settings['check_mode'])
+        self._name = settings['_name']
+        # 2.19 sends no such setting: its modules always return the invocation.
+        self._inject_invocation = boolean(settings.get('_inject_invocation', True))
+        self._tracebacks = settings['_tracebacks_for']
         self.no_log_values = set(secrets_as_given(self.params, secret_names, fields))
         try:
             check_as_given(self.params, argument_spec, precheck)
         except ValidationError as exc:
             self.fail_json(msg=str(exc), field=exc.field)
-        validation = ModuleArgumentSpecValidator(argument_spec, mutually_exclusive, required_together,
-                                                 required_one_of, required_if, required_by).validate(self.params)
+        validation = ModuleArgumentSpecValidator(argument_spec, **relations).validate(self.params)
         self.params.update(validation.validated_parameters)
-        errors = validation.errors
-        error = errors.errors[0] if errors.errors else None
-        if isinstance(error, UnsupportedError) and boolean(internal.get('_ansible_ignore_unknown_opts', False)):
-            error = None
-        if error:
-            msg = errors.msg
-            if isinstance(error, UnsupportedError):
+        if validation.errors.errors:
+            msg = validation.errors.msg
+            if isinstance(validation.errors.errors[0], UnsupportedError):
                 msg = 'Unsupported parameters for (%s) module: %s' % (self._name, msg)
             self.fail_json(msg=msg)
-        if self.check_mode and not supports_check_mode:
-            self.exit_json(skipped=True, msg='remote module (%s) does not support check mode' % self._name)
         self._shown_arguments = shown_arguments(self.params, argument_spec, fields)
         self.no_log_values.clear()
 
@@ -144,8 +138,9 @@ class WorkerRunner:
     def fail_json(self, msg, exception=None, **result):
         result.update(failed=True, msg=str(msg))
         if 'error' in self._tracebacks:  # as AnsibleModule: the one given, or the current exception's, or the stack
-            result['exception'] = str(exception) if exception is not None else \
-                traceback.format_exc() if sys.exc_info()[1] is not None else ''.join(traceback.format_stack())
+            result['exception'] = str(exception) if exception is not None else traceback.format_exc() \
+                if sys.exc_info()[1] is not None else 'Traceback (most recent call last):\n%sMessage: %s\n' % (
+                    ''.join(traceback.format_stack()), msg)
         raise TaskEnded(self._formatted(result))
 
     def _formatted(self, result):
@@ -188,7 +183,6 @@ class ModuleInWorker(NormalAction):
             display.vvv('%s runs as a module: %s' % (self._task.action, refusal))
             return super().run(tmp, task_vars)
         display.vvv('%s runs inside the worker' % self._task.action)
-        result = ActionBase.run(self, tmp, task_vars)  # the checks of every action, without running the module
         module_args = dict(self._task.args)
         self._update_module_args(self._task.action, module_args, task_vars)
         environment = {}
@@ -197,7 +191,7 @@ class ModuleInWorker(NormalAction):
             try:
                 self.module.main(runner=WorkerRunner.bound(module_args))
             except TaskEnded as ended:
-                return dict(result, **ended.result)
+                return ended.result
         raise AnsibleActionFail('%s ended without a result' % self._task.action)
 
     def _interpreter(self, task_vars):

@@ -124,6 +124,7 @@ def rejected_in_one_line(emulator, connection, module, args, option):
     assert out.crash is None, out.crash
     assert out.failed, out
     assert option in out.msg, out
+    assert len(out.msg.replace(option, ' ').split()) >= 3, 'the message says what is wrong, in words: %s' % out
     assert '\n' not in out.msg.strip(), out
     assert not out.msg.startswith('unexpected error'), out
     assert 'Traceback' not in out.msg, out

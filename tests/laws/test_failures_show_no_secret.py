@@ -4,7 +4,8 @@
 
 A monitor task holds a secret in every place the schema knows one (each field with secret spans or sensitive items,
 read from the resource's schema: the URL's user-info, a sensitive header's value, an alert's webhook or token, the
-Basic authentication password), and fails on a drawn path: its own checks or ansible-core's validator (a wrong value
+Basic authentication password; the API key too, as an argument or from the environment, where no request is sent),
+and fails on a drawn path: its own checks or ansible-core's validator (a wrong value
 of any other option, drawn from the bad-input law's table, or an option no module takes), the service's refusal of the
 write, or a defect met on a record the module cannot read (an unexpected error, its traceback asked for). Run as a
 module and inside the worker, the whole result (the invocation, the message, the traceback) holds no secret, plain or
@@ -14,18 +15,23 @@ percent-encoded.
 from __future__ import annotations
 
 import json
+import os
 import string
 import urllib.parse
+from unittest import mock
 
-from hypothesis import event, given, strategies as st
+from hypothesis import assume, event, given, strategies as st
 
-from laws import budget, fresh, holds
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from laws import MODULES, budget, fresh, holds
 from module_runner import run_in_worker, run_module
 from test_bad_input import MONITOR as BAD_VALUES, with_wrong_kinds
 import strategies as gen
 
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
-from ansible_collections.uptime.monitoring.plugins.modules import monitor
+from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitors
 
 RUNNERS = {'module': run_module, 'worker': run_in_worker}
 # Letters and digits, ASCII (a URL holds it as given): no word, id or time of a result holds one by chance.
@@ -41,16 +47,23 @@ ODD_RECORDS = [{'request_headers': 'x'}, {'alerts': {'bad': 1}}, {'interval': 's
 
 
 @st.composite
-def failing_tasks(draw):
-    """(task arguments, the secrets in it, how it fails, what the account holds or the fault it meets)."""
+def secret_monitors(draw, name='shop'):
+    """(a monitor's arguments with a secret in every place the schema knows one, the secrets by option)."""
     missing = sorted(set(SECRET_OPTIONS) - set(PLACES))
     assert not missing, 'secret options with no place to draw a secret in: %s' % missing
     secrets = {option: draw(SECRETS) for option in SECRET_OPTIONS}
-    args = draw(gen.monitors(name='shop', full=True))
+    args = draw(gen.monitors(name=name, full=True))
     args.pop('paused', None)
     for option in SECRET_OPTIONS:
         args[option] = draw(PLACES[option](secrets[option]))
     args['request_auth_username'] = 'bob'
+    return args, secrets
+
+
+@st.composite
+def failing_tasks(draw):
+    """(task arguments, the secrets in it, how it fails, what the account holds or the fault it meets)."""
+    args, secrets = draw(secret_monitors())
     path = draw(st.sampled_from(['check', 'unknown option', 'service refusal', 'unreadable record']))
     if path == 'check':
         option = draw(st.sampled_from(sorted(set(BAD_VALUES) - set(SECRET_OPTIONS) - {'request_auth_username'})))
@@ -59,7 +72,11 @@ def failing_tasks(draw):
         args[option] = draw(values)
     elif path == 'unknown option':
         args['colour'] = 'red'
-    return args, list(secrets.values()), path, draw(st.sampled_from(ODD_RECORDS)) if path == 'unreadable record' else None
+    key = None
+    if path in ('check', 'unknown option'):  # refused before any request: any key, given or from the environment
+        key = {'api_key': draw(SECRETS), 'by': draw(st.sampled_from(['argument', 'environment']))}
+        secrets['api_key'] = key['api_key']
+    return args, list(secrets.values()), path, draw(st.sampled_from(ODD_RECORDS)) if path == 'unreadable record' else None, key
 
 
 def shown(text, secret):
@@ -69,7 +86,7 @@ def shown(text, secret):
 @budget(60)
 @given(task=failing_tasks(), runner=st.sampled_from(sorted(RUNNERS)))
 def test_a_failed_task_shows_no_secret_it_was_given(emulator, connection, task, runner):
-    args, secrets, path, odd = task
+    args, secrets, path, odd, key = task
     stored = fresh(emulator, stored=[gen.record(dict(name='shop', url='https://shop.example.com/', interval=60))]) \
         if path == 'unreadable record' else fresh(emulator)
     if path == 'service refusal':
@@ -77,7 +94,13 @@ def test_a_failed_task_shows_no_secret_it_was_given(emulator, connection, task, 
     if path == 'unreadable record':
         emulator.fault('record', count=10, method='GET', record=stored[0], set=odd)
     task_args = dict(connection, _ansible_module_name='uptime.monitoring.monitor', _ansible_tracebacks_for=['error'], **args)
-    out = RUNNERS[runner](monitor.main, task_args, diff=True)
+    environment = {}
+    if key and key['by'] == 'argument':
+        task_args['api_key'] = key['api_key']
+    elif key:
+        environment[CONNECTION_ENV['api_key']] = task_args.pop('api_key') and key['api_key']
+    with mock.patch.dict(os.environ, environment):
+        out = RUNNERS[runner](monitor.main, task_args, diff=True)
     emulator.clear_faults()
     holds(out.crash is None, 'the task ends with a result', crash=out.crash, path=path)
     holds(out.failed, 'the task fails', result=out.result, path=path)
@@ -85,3 +108,41 @@ def test_a_failed_task_shows_no_secret_it_was_given(emulator, connection, task, 
     text = json.dumps(out.result, ensure_ascii=False)
     leaked = [secret for secret in secrets if shown(text, secret)]
     holds(leaked == [], 'no secret given is shown', leaked=leaked, path=path, runner=runner, result=out.result)
+
+
+def unmasked(displayed, validated, secrets, where='module_args'):
+    """Where the arguments shown differ from the arguments as ansible-core validated them, other than by a secret
+    masked: a secret shown, a value changed, a secret masked as nothing."""
+    if isinstance(validated, dict) and isinstance(displayed, dict) and displayed.keys() == validated.keys():
+        return [place for key in validated for place in unmasked(displayed[key], validated[key], secrets, '%s.%s' % (where, key))]
+    if isinstance(validated, list) and isinstance(displayed, list) and len(displayed) == len(validated):
+        return [place for index, (item, value) in enumerate(zip(displayed, validated))
+                for place in unmasked(item, value, secrets, '%s[%d]' % (where, index))]
+    text = json.dumps(displayed, ensure_ascii=False)
+    if any(shown(text, secret) for secret in secrets):
+        return [where]
+    holds_secret = any(shown(json.dumps(validated, ensure_ascii=False), secret) for secret in secrets)
+    masked = holds_secret and isinstance(displayed, str) and displayed.strip() != ''
+    return [] if displayed == validated and not holds_secret or masked else [where]
+
+
+@budget(20)
+@given(module=st.sampled_from(['monitor', 'monitors']), entries=st.lists(secret_monitors(name='shop'), min_size=1, max_size=2),
+       runner=st.sampled_from(sorted(RUNNERS)))
+def test_the_invocation_shows_every_argument_as_validated_and_each_secret_masked(emulator, connection, module, entries, runner):
+    fresh(emulator)
+    secrets = [connection['api_key']] + [secret for dummy, by_option in entries for secret in by_option.values()]
+    if module == 'monitor':
+        args, spec = entries[0][0], monitor.ARGUMENT_SPEC
+    else:
+        for index, (entry, dummy) in enumerate(entries):
+            entry['name'] = 'shop %d' % index
+        args, spec = {'state': 'merged', 'config': [entry for entry, dummy in entries]}, monitors.MONITORS_ARGSPEC
+    task_args = dict(connection, _ansible_module_name='uptime.monitoring.%s' % module, **args)
+    out = RUNNERS[runner](MODULES[module].main, task_args)
+    validation = ArgumentSpecValidator(dict(CONNECTION_ARGSPEC, **spec)).validate(dict(connection, **args))
+    holds(out.crash is None, 'the task ends with a result', crash=out.crash)
+    assume(not out.failed)  # a value masked as given keeps a stored one, and no monitor is stored yet
+    wrong = unmasked(out.result['invocation']['module_args'], validation.validated_parameters, secrets)
+    holds(wrong == [], 'the invocation shows every argument as validated, each secret masked', wrong=wrong, module=module,
+          runner=runner, args=args, shown=out.result['invocation']['module_args'])

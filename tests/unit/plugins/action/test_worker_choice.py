@@ -25,6 +25,7 @@ ROWS = [
     ({'switch': 'true'}, None), ({'switch': ''}, None), ({'switch': 'yes'}, None),
     ({'switch': 'false'}, 'UPTIME_RUN_IN_WORKER is false'), ({'switch': '0'}, 'UPTIME_RUN_IN_WORKER is 0'),
     ({'switch': 'no'}, 'UPTIME_RUN_IN_WORKER is no'),
+    ({'switch': 'maybe'}, 'UPTIME_RUN_IN_WORKER is maybe'),  # not read as true: the module's path, which is always right
     ({'transport': 'ssh'}, 'the connection is ssh, not local'),
     ({'transport': 'ansible.netcommon.httpapi'}, 'the connection is ansible.netcommon.httpapi, not local'),
     ({'async_val': 30}, 'the task is async'),
