@@ -355,7 +355,7 @@ def url_secret_spans(url):
         return []
     start, at, end = authority
     spans = []
-    colon = url.find(':', start, at) if at != -1 else -1
+    colon = url.find(':', start, at)  # without user-info (at is -1), neither span below is taken
     if colon != -1 and colon + 1 < at:
         spans.append((colon + 1, at))
     elif at > start:
@@ -583,8 +583,9 @@ class Field:
         return False
 
     def secret_values(self, value):
-        """The plain secrets this value holds (for Ansible's no_log list until the arguments are validated, and to tell
-        a change); masks are none."""
+        """The plain secrets a text of a secret field, or of one with secret spans, holds (for Ansible's no_log list
+        until the arguments are validated, and to tell a change); masks are none. The items of a list are read by
+        their own rule (``sensitive_items``, ``changed_items``)."""
         if value is None:
             return []
         if self.secret:
@@ -592,9 +593,6 @@ class Field:
         elif self.secret_spans:
             text = str(value)
             found = [text[start:end] for start, end in self.secret_spans(text)]
-        elif self.sensitive_items:
-            found = [item['value'] for item in value
-                     if item['value'] and self.sensitive_items(item) not in (None, item['value'])]
         else:
             found = []
         return [text for text in found if text != MASK]

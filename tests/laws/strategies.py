@@ -66,7 +66,7 @@ def as_given(value):
 
 # Every form a URL carries a credential in: the password of its user-info, a token as the user name (with an empty
 # password or none), and the value of a query parameter named as a secret header is (sig, pwd and sas whole).
-USERINFO_FORMS = {'password': 'admin:%s@', 'token': '%s@', 'empty password': '%s:@'}
+USERINFO_FORMS = {'password': 'admin:%s@', 'token': '%s@', 'empty password': '%s:@', 'password with a colon': 'admin:%s:2@'}
 SECRET_QUERY_NAMES = ['api_key', 'sig', 'pwd', 'SAS', 'X-Amz-Signature', 'access_token']
 
 
@@ -76,9 +76,9 @@ def urls(draw, secret=None):
     host = draw(st.sampled_from(['intranet.example.org', 'localhost', '[2001:db8::1]', 'shop.example.com.']))
     form = draw(st.sampled_from(sorted(USERINFO_FORMS) + ['query'])) if secret is not None else None
     user = USERINFO_FORMS[form] % secret if form in USERINFO_FORMS else ''
-    query = '?%s=%s&page=2' % (draw(st.sampled_from(SECRET_QUERY_NAMES)), secret) if form == 'query' \
+    query = draw(st.sampled_from(['?%s=%s&page=2', '?page=2&%s=%s'])) % (draw(st.sampled_from(SECRET_QUERY_NAMES)), secret) if form == 'query' \
         else draw(st.sampled_from(['', '?q=1', '?design=2']))
-    return 'https://%s%s/%s%s' % (user, host, draw(st.sampled_from(['', 'health', 'a/b'])), query)
+    return 'https://%s%s/%s%s%s' % (user, host, draw(st.sampled_from(['', 'health', 'a/b'])), query, draw(st.sampled_from(['', '', '#top'])))
 
 
 @st.composite

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import string
 import urllib.parse
 from unittest import mock
@@ -30,6 +31,7 @@ import strategies as gen
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC
+from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitors
 
@@ -112,7 +114,7 @@ def test_a_failed_task_shows_no_secret_it_was_given(emulator, connection, task, 
 
 def unmasked(displayed, validated, secrets, where='module_args'):
     """Where the arguments shown differ from the arguments as ansible-core validated them, other than by a secret
-    masked: a secret shown, a value changed, a secret masked as nothing."""
+    masked in place: a secret shown, a value changed, a mask that hides more than its part or stands for nothing."""
     if isinstance(validated, dict) and isinstance(displayed, dict) and displayed.keys() == validated.keys():
         return [place for key in validated for place in unmasked(displayed[key], validated[key], secrets, '%s.%s' % (where, key))]
     if isinstance(validated, list) and isinstance(displayed, list) and len(displayed) == len(validated):
@@ -122,8 +124,15 @@ def unmasked(displayed, validated, secrets, where='module_args'):
     if any(shown(text, secret) for secret in secrets):
         return [where]
     holds_secret = any(shown(json.dumps(validated, ensure_ascii=False), secret) for secret in secrets)
-    masked = holds_secret and isinstance(displayed, str) and displayed.strip() != ''
-    return [] if displayed == validated and not holds_secret or masked else [where]
+    return [] if displayed == validated and not holds_secret or holds_secret and stands_for(displayed, validated) else [where]
+
+
+def stands_for(displayed, validated):
+    """Whether ``displayed`` is ``validated`` with parts masked, each mask standing for some text within one part of a
+    URL (a user-info, a query value, the rest of a path: no ``?``, ``#``, ``&`` or ``@`` in it) or of a text."""
+    if not isinstance(displayed, str) or MASK not in displayed:
+        return False
+    return re.fullmatch('[^#&?@]+'.join(re.escape(piece) for piece in displayed.split(MASK)), str(validated)) is not None
 
 
 @budget(20)
@@ -146,3 +155,14 @@ def test_the_invocation_shows_every_argument_as_validated_and_each_secret_masked
     wrong = unmasked(out.result['invocation']['module_args'], validation.validated_parameters, secrets)
     holds(wrong == [], 'the invocation shows every argument as validated, each secret masked', wrong=wrong, module=module,
           runner=runner, args=args, shown=out.result['invocation']['module_args'])
+
+
+@budget(300)
+@given(secret=SECRETS, data=st.data())
+def test_a_url_shows_as_given_with_its_secret_masked_in_its_part(secret, data):
+    """The URL's own mask, over every credential form and place (user-info, a query value first or last, a fragment
+    after it), where the task law above draws a few."""
+    url = data.draw(gen.urls(secret))
+    displayed = MONITOR.by_name['url'].mask(url)
+    holds(not shown(displayed, secret) and stands_for(displayed, url), 'the URL shows as given, its secret masked in its part',
+          url=url, displayed=displayed)
