@@ -102,7 +102,6 @@ class WorkerRunner:
         """``relations``: the module's mutually_exclusive, required_one_of, ... as AnsibleModule takes them. Every
         module of the collection supports check mode, and no task of theirs is sent ``_ansible_ignore_unknown_opts``
         (only action plugins that run another module set it), so neither has a step here."""
-        self.argument_spec = argument_spec
         self._warnings = []
         self._shown_arguments = None
         self.params = plain(module_args, Direction.CONTROLLER_TO_MODULE)
@@ -201,6 +200,6 @@ class ModuleInWorker(NormalAction):
         host_vars = task_vars
         if self._task.delegate_to:
             host_vars = (task_vars.get('ansible_delegated_vars') or {}).get(self._task.delegate_to) or {}
-        value = C.config.get_config_value('INTERPRETER_PYTHON', variables=host_vars)
-        value = str(self._templar.template(value)).strip() if value is not None else ''
+        # The setting has a default (auto): never None.
+        value = str(self._templar.template(C.config.get_config_value('INTERPRETER_PYTHON', variables=host_vars))).strip()
         return None if value in DISCOVERY else value

@@ -82,11 +82,16 @@ def echoed(draw):
     return 'monitor', draw(gen.monitors(name=name, secret=draw(st.sampled_from(name.split())).ljust(3, 'x')))
 
 
+# A service no request reaches, over http:// to an address that is not this machine's loopback: the task warns, then
+# fails at once (nothing listens on port 1).
+UNREACHABLE = {'api_url': 'http://0.0.0.0:1', 'retries': 0}
+
+
 def any_task(module):
     """Accepted, echoed (a monitor's), invalid, or invalid together (RELATIONS): 'accepted' stands for a task drawn
-    against the account's monitors."""
+    against the account's monitors, 'unreachable' for one sent where no service answers."""
     return st.one_of(
-        st.just('accepted'), st.just('accepted'), st.just('accepted'),  # half the tasks: most write when run
+        st.just('accepted'), st.just('accepted'), st.just('accepted'), st.just('unreachable'),  # most write when run
         *([echoed(), echoed()] if module == 'monitor' else []),
         bad_tasks(modules=[module]).map(lambda task: task[:2]),
         *([st.sampled_from([task[:2] for task in RELATIONS if task[0] == module])]
@@ -105,6 +110,9 @@ def any_task(module):
 @example(mode={'zone': None, 'ignore_case': False, 'clock': 0, 'checked': []}, monitors=[], tracebacks=['error'], by_environment=True,
          data=('monitor', {'name': 'staging web', 'url': 'https://web.example.com/', 'interval': 60, 'request_auth_username': 'u',
                            'request_auth_password': 'web'})).via('a password that is a word of the name: never censored in true results')
+@example(mode={'zone': None, 'ignore_case': False, 'clock': 0, 'checked': []}, monitors=[], tracebacks=[], by_environment=False,
+         data=('incident', {'monitor_id': 1, 'started_at': datetime.datetime(2026, 1, 2, 10, 0)})).via(
+             'a time as a template gives it ({{ now() }}): not a JSON type, sent to a module as its text')
 def test_the_worker_gives_what_the_module_gives(emulator, connection, module, check_mode, diff, mode, monitors, data, tracebacks,
                                                 by_environment):
     if isinstance(data, tuple):
@@ -113,7 +121,9 @@ def test_the_worker_gives_what_the_module_gives(emulator, connection, module, ch
         args = data[1]
     else:
         drawn = data.draw(any_task(module))
-        dummy, args = data.draw(tasks([each['name'] for each in monitors], modules=(module,))) if drawn == 'accepted' else drawn
+        dummy, args = data.draw(tasks([each['name'] for each in monitors], modules=(module,))) if drawn in ('accepted', 'unreachable') else drawn
+        if drawn == 'unreachable':
+            args = dict(args, **UNREACHABLE)
     ansible = dict(check_mode=check_mode, diff=diff, tracebacks=tracebacks, by_environment=by_environment)
     runs = run_both(emulator, connection, mode, monitors, module, args, ansible)
     (module_run, module_result, module_requests), (worker_run, worker_result, worker_requests) = runs['module'], runs['worker']
