@@ -150,14 +150,13 @@ def shown_arguments(values, spec, fields):
     return shown
 
 
-def secrets_as_given(params, secret_names, fields, environ=None):
+def secrets_as_given(params, secret_names, fields):
     """The secret values of module arguments as given (see :func:`raw_secrets`), with the connection options left out
     that validation takes from the environment: its failure echoes them too."""
-    environ = os.environ if environ is None else environ
     given = dict(params)
     for name, option in CONNECTION_OPTIONS.items():
         if option.get('env') and given.get(name) in (None, ''):
-            given[name] = environ.get(option['env'])
+            given[name] = os.environ.get(option['env'])
     return raw_secrets(given, secret_names, fields)
 
 

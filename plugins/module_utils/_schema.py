@@ -588,14 +588,9 @@ class Field:
         their own rule (``sensitive_items``, ``changed_items``)."""
         if value is None:
             return []
-        if self.secret:
-            found = [str(value)]
-        elif self.secret_spans:
-            text = str(value)
-            found = [text[start:end] for start, end in self.secret_spans(text)]
-        else:
-            found = []
-        return [text for text in found if text != MASK]
+        text = str(value)
+        found = [text] if self.secret else [text[start:end] for start, end in self.secret_spans(text)]
+        return [each for each in found if each != MASK]
 
     def unmask(self, value, stored, owner):
         """``value`` with each masked secret replaced by the stored one it stands for, and the problems found.
