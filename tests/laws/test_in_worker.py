@@ -168,9 +168,21 @@ def interpreter_of(task, task_vars):
     return None if value in ('', 'auto', 'auto_silent') else value
 
 
+HOST = {'transport': 'local', 'become': False, 'async_val': 0}
+PLAY = {'ansible_playbook_python': sys.executable}  # what every play's variables hold
+ELSEWHERE = '/usr/bin/python3.6'
+
+
 @pytest.mark.parametrize('module', ACTIONS)
 @budget(25)
 @given(settings=task_settings())
+@example(settings=(dict(HOST, delegate_to=None), dict(PLAY, ansible_python_interpreter=trust_as_template(ELSEWHERE), ansible_delegated_vars={}),
+                   None)).via('the host\'s own interpreter, another Python')
+@example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_python_interpreter=trust_as_template(ELSEWHERE), ansible_delegated_vars={
+    'controller': dict(PLAY, ansible_python_interpreter=trust_as_template('{{ ansible_playbook_python }}'))}),
+                   None)).via('delegated to the controller: its interpreter, not the host\'s')
+@example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_delegated_vars={'controller': dict(PLAY, ansible_python_interpreter=trust_as_template(ELSEWHERE))}),
+                   None)).via('delegated to a host whose interpreter is another Python')
 def test_a_task_runs_in_the_worker_unless_refused_and_says_which(module, settings):
     """The action plugin runs the module as Ansible does (its task's own tmp and variables) exactly when
     ``worker_refusal`` names a reason for the task's settings, and ``-vvv`` says which path, and why."""
