@@ -194,8 +194,13 @@ def test_a_url_shows_as_given_with_its_secret_masked_in_its_part(variant, secret
     after it, an empty user-info), where the task law above draws a few; a password's user name stays shown."""
     url = data.draw(gen.urls(secret))
     secrets = [secret]
-    if variant in ('an empty user-info', 'a password with a raw ? and #', 'a password with a raw @') and '@' not in url:
-        url, secrets = url.replace('https://', URL_VARIANTS[variant][0], 1), secrets + URL_VARIANTS[variant][1]
+    if variant in ('an empty user-info', 'a password with a raw ? and #', 'a password with a raw @'):
+        # The user-info of the variant, and the secret in the query: what is read as the user-info decides where the
+        # query begins.
+        url = '%sintranet.example.org/%s?%s=%s%s%s' % (URL_VARIANTS[variant][0], data.draw(st.sampled_from(['', 'health'])),
+                                                     data.draw(st.sampled_from(gen.SECRET_QUERY_NAMES)), secret,
+                                                     data.draw(st.sampled_from(['', '&page=2'])), data.draw(st.sampled_from(['', '#top'])))
+        secrets += URL_VARIANTS[variant][1]
     elif variant == 'a base64 value' and url.count(secret) == 1 and '?' in url:
         url, secrets = url.replace(secret, secret + '==', 1), [secret + '==']
     elif variant != 'as drawn' and variant in URL_VARIANTS and not URL_VARIANTS[variant][0].startswith('https://'):
