@@ -197,9 +197,9 @@ def test_a_url_shows_as_given_with_its_secret_masked_in_its_part(variant, secret
     if variant in ('an empty user-info', 'a password with a raw ? and #', 'a password with a raw @'):
         # The user-info of the variant, and the secret in the query: what is read as the user-info decides where the
         # query begins.
-        url = '%sintranet.example.org/%s?%s=%s%s%s' % (URL_VARIANTS[variant][0], data.draw(st.sampled_from(['', 'health'])),
-                                                     data.draw(st.sampled_from(gen.SECRET_QUERY_NAMES)), secret,
-                                                     data.draw(st.sampled_from(['', '&page=2'])), data.draw(st.sampled_from(['', '#top'])))
+        path, name = data.draw(st.sampled_from(['', 'health'])), data.draw(st.sampled_from(gen.SECRET_QUERY_NAMES))
+        more, fragment = data.draw(st.sampled_from(['', '&page=2'])), data.draw(st.sampled_from(['', '#top']))
+        url = '%sintranet.example.org/%s?%s=%s%s%s' % (URL_VARIANTS[variant][0], path, name, secret, more, fragment)
         secrets += URL_VARIANTS[variant][1]
     elif variant == 'a base64 value' and url.count(secret) == 1 and '?' in url:
         url, secrets = url.replace(secret, secret + '==', 1), [secret + '==']

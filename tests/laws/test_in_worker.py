@@ -169,19 +169,18 @@ def interpreter_of(task, task_vars):
 
 
 HOST = {'transport': 'local', 'become': False, 'async_val': 0}
+OTHER_PYTHON, THIS_PYTHON = trust_as_template('/usr/bin/python3.6'), trust_as_template('{{ ansible_playbook_python }}')
 PLAY = {'ansible_playbook_python': sys.executable}  # what every play's variables hold
-ELSEWHERE = '/usr/bin/python3.6'
 
 
 @pytest.mark.parametrize('module', ACTIONS)
 @budget(25)
 @given(settings=task_settings())
-@example(settings=(dict(HOST, delegate_to=None), dict(PLAY, ansible_python_interpreter=trust_as_template(ELSEWHERE), ansible_delegated_vars={}),
+@example(settings=(dict(HOST, delegate_to=None), dict(PLAY, ansible_python_interpreter=OTHER_PYTHON, ansible_delegated_vars={}),
                    None)).via('the host\'s own interpreter, another Python')
-@example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_python_interpreter=trust_as_template(ELSEWHERE), ansible_delegated_vars={
-    'controller': dict(PLAY, ansible_python_interpreter=trust_as_template('{{ ansible_playbook_python }}'))}),
-                   None)).via('delegated to the controller: its interpreter, not the host\'s')
-@example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_delegated_vars={'controller': dict(PLAY, ansible_python_interpreter=trust_as_template(ELSEWHERE))}),
+@example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_python_interpreter=OTHER_PYTHON, ansible_delegated_vars={
+    'controller': dict(PLAY, ansible_python_interpreter=THIS_PYTHON)}), None)).via('delegated to the controller: its interpreter, not the host\'s')
+@example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_delegated_vars={'controller': dict(PLAY, ansible_python_interpreter=OTHER_PYTHON)}),
                    None)).via('delegated to a host whose interpreter is another Python')
 def test_a_task_runs_in_the_worker_unless_refused_and_says_which(module, settings):
     """The action plugin runs the module as Ansible does (its task's own tmp and variables) exactly when
