@@ -19,6 +19,7 @@ import json
 import os
 import traceback
 from contextlib import redirect_stdout
+from unittest import mock
 
 import yaml
 
@@ -40,6 +41,9 @@ class ModuleRun:
         self.result = result or {}
         self.crash = crash
         self.stdout = stdout
+        self.new_secrets = []
+        # The deprecations the run printed or returned (a module returns them; the worker's display prints them).
+        self.deprecations = list((result or {}).get('deprecations', []))
 
     @property
     def failed(self):
@@ -99,7 +103,11 @@ def run_module(main, args, check_mode=False, diff=False):
             result = json.loads(text)
         except ValueError:
             crash = 'module printed no JSON result:\n' + text
-    return ModuleRun(result, crash, text)
+    run = ModuleRun(result, crash, text)
+    # As the controller reads a module's result (2.22): the secrets the module registered are taken off, for the
+    # display to hide; no user sees them.
+    run.new_secrets = (result or {}).pop('_ansible_new_secrets', [])
+    return run
 
 
 def run_in_worker(main, args, check_mode=False, diff=False):
@@ -136,6 +144,7 @@ def run_action(name, args, check_mode=False, diff=False, task_vars=None, environ
     from ansible.playbook.task import Task  # pylint: disable=import-outside-toplevel
     from ansible.plugins import loader as plugin_loader  # pylint: disable=import-outside-toplevel
     from ansible.template import Templar  # pylint: disable=import-outside-toplevel
+    from ansible.utils.display import Display  # pylint: disable=import-outside-toplevel
     module = importlib.import_module('ansible_collections.uptime.monitoring.plugins.action.%s' % name)
     play_task = Task()
     play_task.action = 'uptime.monitoring.%s' % name
@@ -151,13 +160,17 @@ def run_action(name, args, check_mode=False, diff=False, task_vars=None, environ
                                  plugin_loader)
     controller, module_internal.is_controller = module_internal.is_controller, True
     asked_for, _traceback.traceback_for = _traceback.traceback_for, lambda: list(tracebacks)
+    printed = []
     try:
-        return ModuleRun(plugin.run(task_vars=task_vars or {}))
+        with mock.patch.object(Display, 'deprecated', lambda self, *args, **kwargs: printed.append((args, kwargs))):
+            run = ModuleRun(plugin.run(task_vars=task_vars or {}))
     except BaseException:  # pylint: disable=broad-except
-        return ModuleRun(crash=traceback.format_exc())
+        run = ModuleRun(crash=traceback.format_exc())
     finally:
         module_internal.is_controller = controller
         _traceback.traceback_for = asked_for
+    run.deprecations += printed
+    return run
 
 
 @functools.lru_cache(maxsize=None)

@@ -111,11 +111,12 @@ class UptimeApiError(Exception):
     def to_result(self):
         """What a failed task returns beside its message: only what this failure has to tell.
 
-        ``status_code`` when an HTTP answer came, ``method`` and ``path`` when the failure is a request's,
-        ``field_errors`` when the service named the fields it refused.
+        ``status_code`` when an HTTP answer came, ``request`` (its ``method`` and ``path``) when the failure is a
+        request's, ``field_errors`` when the service named the fields it refused. Not ``path`` at the top: AnsibleModule
+        reads a result's ``path`` as a file of the host and adds its owner, mode and size.
         """
-        result = dict(status_code=self.status, method=self.method, path=self.path,
-                      field_errors=self.field_errors or None)
+        request = dict(method=self.method, path=self.path) if self.method or self.path else None
+        result = dict(status_code=self.status, request=request, field_errors=self.field_errors or None)
         return {key: value for key, value in result.items() if value is not None}
 
 

@@ -131,6 +131,35 @@ def list_given_as_text(params, spec):
     return None
 
 
+# What AnsibleModule shows for a value that is a no_log value whole.
+NO_LOG_WHOLE = 'VALUE_SPECIFIED_IN_NO_LOG_PARAMETER'
+
+
+def censored(value, secrets):
+    """``value`` with ``secrets`` censored as AnsibleModule censored its no_log values up to ansible-core 2.21 (2.22
+    leaves it to the controller's display): a text that is one of them whole, or a number holding one, as
+    NO_LOG_WHOLE; each one in a longer text as the mask. Keys, booleans and None stay as they are."""
+    secrets = [secret for secret in secrets if secret]
+    if not secrets:
+        return value
+
+    def censor(item):
+        if isinstance(item, dict):
+            return {key: censor(each) for key, each in item.items()}
+        if isinstance(item, (list, tuple)):
+            return [censor(each) for each in item]
+        if isinstance(item, str):
+            if item in secrets:
+                return NO_LOG_WHOLE
+            for secret in secrets:
+                item = item.replace(secret, MASK)
+            return item
+        if isinstance(item, (int, float)) and not isinstance(item, bool) and any(secret in str(item) for secret in secrets):
+            return NO_LOG_WHOLE
+        return item
+    return censor(value)
+
+
 def shown_arguments(values, spec, fields):
     """Validated arguments as ``-vvv`` shows them (the result's ``invocation``): every secret in the collection's own
     masked form, what a result shows for it, and nothing else changed."""
@@ -176,12 +205,13 @@ def check_as_given(params, spec, precheck=None):
 class _MaskingModule(AnsibleModule):
     """An AnsibleModule whose results are masked by the collection, never censored by Ansible.
 
-    Ansible replaces every occurrence of each of its no_log values anywhere in a
+    Ansible replaced every occurrence of each of its no_log values anywhere in a
     result: a password ``web`` turned the monitor ``staging web`` into ``staging
     ********``, and its cost grows with the values times the text. Until the
-    arguments are validated, Ansible's censoring stays (a failed validation echoes
-    the arguments as given, in any shape); after, every result is masked where a
-    secret is, as the collection shows it, and the ``invocation`` too.
+    arguments are validated, they are censored (a failed validation echoes the
+    arguments as given, in any shape): by the collection itself, as ansible-core
+    2.22 no longer censors a module's result; after, every result is masked where
+    a secret is, as the collection shows it, and the ``invocation`` too.
     """
 
     def __init__(self, secret_names, fields, precheck=None, **kwargs):
@@ -206,9 +236,8 @@ class _MaskingModule(AnsibleModule):
             self.fail_json(msg=str(exc), field=exc.field)
 
     def _return_formatted(self, kwargs):
-        if self._shown_arguments is not None:
-            kwargs.setdefault('invocation', {'module_args': self._shown_arguments})
-        super()._return_formatted(kwargs)
+        kwargs.setdefault('invocation', {'module_args': self.params if self._shown_arguments is None else self._shown_arguments})
+        super()._return_formatted(censored(kwargs, self.no_log_values))
 
 
 def _before(first, then=None):

@@ -15,6 +15,7 @@ and its acknowledged incident; every task changes nothing:
     monitor_info  uptime.monitoring.monitor_info name=web
     incident      uptime.monitoring.incident, web's incident as it is
     monitors      uptime.monitoring.monitors state=merged, config [web as it is]
+    monitor-python  monitor, with ansible_python_interpreter the controller's Python under its other name
     monitor as a module, monitor_info as a module: the same with UPTIME_RUN_IN_WORKER=false
 
 The playbooks run in turn (one of each, then again), so that a slow moment of the machine falls on all alike; each
@@ -48,6 +49,9 @@ WEB = {'name': 'web', 'url': 'https://web.example.com/health', 'interval': 300,
        'alerts': [{'key': 'email', 'value': 'ops@example.com'}]}
 STARTED = '2026-11-20T08:15:00'
 SEARCH = "{{ lookup('ansible.builtin.env', 'UPTIME_API_URL') }}/api/v1/monitors?search=web&search_by=name"
+# The controller's Python under its other name in its folder (python beside python3), as an inventory sets
+# ansible_python_interpreter: the same Python, which the worker runs.
+SIBLING = os.path.join(os.path.dirname(sys.executable), 'python3' if os.path.basename(sys.executable) == 'python' else 'python')
 # name -> (label, the task, environment beside the benchmark's)
 KINDS = {
     'uri': ('ansible.builtin.uri GET (the yardstick)',
@@ -59,6 +63,8 @@ KINDS = {
     'monitor_info': ('monitor_info name=web', {'uptime.monitoring.monitor_info': {'name': 'web'}}, {}),
     'incident': ('incident, no change', {'uptime.monitoring.incident': {'monitor': 'web', 'started_at': STARTED}}, {}),
     'monitors': ('monitors merged [web], no change', {'uptime.monitoring.monitors': {'config': [WEB]}}, {}),
+    'monitor-python': ('monitor, no change, the interpreter named as inventories name it',
+                       {'uptime.monitoring.monitor': WEB}, {'ANSIBLE_PYTHON_INTERPRETER': SIBLING}),
     'monitor-module': ('monitor, no change, as a module', {'uptime.monitoring.monitor': WEB}, {'UPTIME_RUN_IN_WORKER': 'false'}),
     'monitor_info-module': ('monitor_info name=web, as a module', {'uptime.monitoring.monitor_info': {'name': 'web'}},
                             {'UPTIME_RUN_IN_WORKER': 'false'}),

@@ -6,19 +6,23 @@ bad-input law's invalid ones, or one of its invalid combinations) run once as a 
 play's strategy runs the action plugin for a task on the controller (a Task whose check mode and diff are the play's,
 ``module_runner.run_action``: the plugin's choice of path and the arguments it gives the module are part of the run),
 each on the same fresh account. The results are equal, every key (the ``invocation``, the masks, the messages, the
-warnings), the requests the service logged are the same, in order, and in check mode none of them writes. The times
+warnings), the requests the service logged are the same, in order, in check mode none of them writes, and neither
+path prints or returns a deprecation (on every tested ansible-core line). The times
 the service chose at the moment of each run are the one thing that may differ. What Ansible adds around the action
 plugin (its choice of path, the task's environment, ``module_defaults``) is tests/ecosystem/test_worker_playbooks.py.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import importlib
 import os
 import sys
 from unittest import mock
 
 import pytest
+from ansible.plugins.action import ActionBase
 from ansible.plugins.action.normal import ActionModule as NormalAction
 from ansible.template import trust_as_template
 from hypothesis import example, given, strategies as st
@@ -131,11 +135,37 @@ def test_the_worker_gives_what_the_module_gives(emulator, connection, module, ch
     holds(module_run.crash is None, 'the module ends with a result', crash=module_run.crash, **shown)
     holds(worker_run.crash is None, 'the worker ends with a result', crash=worker_run.crash, **shown)
     holds(worker_result == module_result, 'the worker gives the result the module gives', **shown)
+    holds(module_run.deprecations == [] and worker_run.deprecations == [], 'neither path prints or returns a deprecation',
+          module_deprecations=module_run.deprecations, worker_deprecations=worker_run.deprecations, **shown)
     holds(worker_requests == module_requests, 'the worker sends the requests the module sends',
           module_requests=module_requests, worker_requests=worker_requests, **shown)
     if check_mode:
         written = [request for request in worker_requests + module_requests if request['method'] in WRITES]
         holds(written == [], 'check mode sends no write', written=written, **shown)
+
+
+# A task's environment: none, what the worker applies (the connection's, a proxy, TZ), what a Python reads as it starts.
+ENVIRONMENTS = [{}, {'TZ': 'UTC'}, {'UPTIME_API_URL': 'http://127.0.0.1:9', 'HTTPS_PROXY': 'http://127.0.0.1:9'},
+                {'PYTHONTZPATH': '/nowhere'}, {'TZ': 'UTC', 'LANG': 'C'}]
+# What the worker takes from ansible-core, one of them gone (as a later ansible-core may rename it), or none.
+GONE = [None] + ['%s.%s' % (module, name) for module, names in _in_worker.CORE_NAMES.items() for name in names] + \
+    ['ActionBase.%s' % step for step in _in_worker.ACTION_STEPS]
+
+
+@contextlib.contextmanager
+def gone(name):
+    """``name`` (of GONE) missing from ansible-core, as if renamed."""
+    where, dummy, attribute = name.rpartition('.') if name else ('', '', '')
+    owner = ActionBase if where == 'ActionBase' else importlib.import_module(where) if where else None
+    _in_worker.core_names.cache_clear()
+    try:
+        with mock.patch.object(owner, attribute, None) if owner is ActionBase else \
+                mock.patch.dict(owner.__dict__ if owner else {}, clear=False) as namespace:
+            if owner is not None and owner is not ActionBase:
+                del namespace[attribute]
+            yield
+    finally:
+        _in_worker.core_names.cache_clear()
 
 
 # Where a task's ansible_python_interpreter may say: left to discovery, the controller's Python (as the usual template
@@ -155,9 +185,10 @@ def task_settings(draw):
         if interpreter is not None:  # a host variable from the inventory: trusted as a template, as Ansible trusts it
             variables['ansible_python_interpreter'] = trust_as_template(interpreter)
     task = dict(transport=draw(st.sampled_from(['local', 'local', 'ssh'])), become=draw(st.booleans()),
-                async_val=draw(st.sampled_from([0, 0, 30])), delegate_to=draw(st.sampled_from([None, 'controller'])))
+                async_val=draw(st.sampled_from([0, 0, 30])), delegate_to=draw(st.sampled_from([None, 'controller'])),
+                environment=draw(st.sampled_from(ENVIRONMENTS)))
     task_vars = dict(host_vars, ansible_delegated_vars={'controller': delegated} if task['delegate_to'] else {})
-    return task, task_vars, draw(st.sampled_from([None, '', 'true', 'false', 'off', 'maybe']))
+    return task, task_vars, draw(st.sampled_from([None, '', 'true', 'false', 'off', 'maybe'])), draw(st.sampled_from(GONE))
 
 
 def interpreter_of(task, task_vars):
@@ -184,18 +215,20 @@ PLAY = {'ansible_playbook_python': sys.executable}  # what every play's variable
                    None)).via('delegated to a host whose interpreter is another Python')
 def test_a_task_runs_in_the_worker_unless_refused_and_says_which(module, settings):
     """The action plugin runs the module as Ansible does (its task's own tmp and variables) exactly when
-    ``worker_refusal`` names a reason for the task's settings, and ``-vvv`` says which path, and why."""
-    task, task_vars, switch = settings
+    ``worker_refusal`` names a reason for the task's settings, and ``-vvv`` says which path, and why: a name the
+    worker takes from ansible-core gone makes the task run as a module, never fail, with the switch on or off."""
+    task, task_vars, switch, missing = settings
     reason = _in_worker.worker_refusal(task['transport'], task['async_val'], task['become'], interpreter_of(task, task_vars),
-                                       switch=switch)
+                                       switch=switch, missing=missing, environment=task['environment'])
     as_module, said = [], []
     environ = {name: value for name, value in os.environ.items() if name not in CONNECTION_ENV.values() and name != _in_worker.SWITCH}
     if switch is not None:
         environ[_in_worker.SWITCH] = switch
     with mock.patch.object(NormalAction, 'run', lambda self, tmp=None, task_vars=None: as_module.append((tmp, task_vars)) or {'ran': 'module'}), \
-            mock.patch.object(_in_worker.display, 'vvv', said.append), mock.patch.dict(os.environ, environ, clear=True):
+            mock.patch.object(_in_worker.display, 'vvv', said.append), mock.patch.dict(os.environ, environ, clear=True), gone(missing):
         out = run_action(module, {}, task_vars=task_vars, **task)
-    shown = dict(module=module, task=task, task_vars=task_vars, switch=switch, reason=reason, result=out.result, crash=out.crash, said=said)
+    shown = dict(module=module, task=task, task_vars=task_vars, switch=switch, missing=missing, reason=reason, result=out.result,
+                 crash=out.crash, said=said)
     action = 'uptime.monitoring.%s' % module
     if reason is None:
         holds(as_module == [] and out.failed, 'a task with no reason to refuse it runs in the worker (here: fails its checks)', **shown)

@@ -12,7 +12,7 @@ import pytest
 from ansible.module_utils.common.parameters import PASS_VARS
 
 from ansible_collections.uptime.monitoring.plugins.modules import incident, monitor, monitor_info, monitors
-from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import worker_refusal
+from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import CORE_NAMES, same_python, worker_refusal
 from module_runner import run_in_worker, run_module
 
 MODULES = {'monitor': monitor, 'monitors': monitors, 'monitor_info': monitor_info, 'incident': incident}
@@ -47,6 +47,24 @@ def test_a_task_runs_in_the_worker_unless_a_reason_says_otherwise(given, reason)
     else:
         assert found is not None
         assert found.startswith(reason), found
+
+
+def test_one_python_under_two_names_is_one_python(tmp_path):
+    """A name of the controller's Python spelled as inventories spell it (``python`` beside ``python3``) is that
+    Python; the same file reached from another folder (a virtualenv's link to its base Python) is not."""
+    base, venv = tmp_path / 'usr' / 'bin', tmp_path / 'venv' / 'bin'
+    base.mkdir(parents=True)
+    venv.mkdir(parents=True)
+    (base / 'python3.11').write_text('')
+    (base / 'python3').symlink_to('python3.11')
+    (venv / 'python3').symlink_to(base / 'python3.11')
+    (venv / 'python').symlink_to('python3')
+    assert same_python(str(venv / 'python'), str(venv / 'python3'))
+    assert same_python(str(base / 'python3'), str(base / 'python3.11'))
+    assert same_python(str(venv / 'python3') + '/', str(venv / 'python3'))
+    assert not same_python(str(base / 'python3.11'), str(venv / 'python3'))
+    assert not same_python(str(venv / 'python3'), str(base / 'python3'))
+    assert not same_python(str(base / 'python3.12'), str(base / 'python3.11'))
 
 
 # The in-process law (tests/laws/test_in_worker.py) runs on the oldest ansible-core line only; here, on every line, a
@@ -94,10 +112,29 @@ def test_a_controller_without_requests_loads_the_action_plugins_and_runs_the_mod
 import sys
 sys.modules['requests'] = None
 from ansible_collections.uptime.monitoring.plugins.action import incident, incident_info, monitor, monitor_info, monitors
-from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import worker_refusal
+from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import CORE_NAMES, same_python, worker_refusal
 print(worker_refusal('local', 0, False, None, switch=None))
 '''
     done = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=False, timeout=120,
                           env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == 'requests does not import in the controller'
+
+
+@pytest.mark.parametrize('module, name', [(module, name) for module, names in CORE_NAMES.items() for name in names])
+def test_the_action_plugins_load_whatever_ansible_core_lacks(module, name):
+    # In a process of its own: the name removed from ansible-core (once ansible-core's own module code has it) before
+    # any plugin of the collection is imported, as a later ansible-core that renamed it; the task runs as a module, and
+    # says why (tests/laws/test_in_worker.py).
+    code = '''
+import importlib, sys
+import ansible.module_utils.basic, ansible.plugins.action.normal
+del importlib.import_module(sys.argv[1]).__dict__[sys.argv[2]]
+from ansible_collections.uptime.monitoring.plugins.action import incident, incident_info, monitor, monitor_info, monitors
+from ansible_collections.uptime.monitoring.plugins.plugin_utils._in_worker import core_names
+print(core_names()[1])
+'''
+    done = subprocess.run([sys.executable, '-c', code, module, name], capture_output=True, text=True, check=False, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == '%s.%s' % (module, name)

@@ -25,10 +25,10 @@ AHEAD = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours
 
 
 @pytest.mark.parametrize('main, args, keys', [
-    (monitor_info.main, dict(api_url='http://127.0.0.1:%d' % closed_port()), dict(method='GET', path='/api/v1/monitors')),  # no answer
-    (monitor_info.main, dict(api_key='wrong-key-1234567'), dict(status_code=401, method='GET', path='/api/v1/monitors')),  # no fields named
+    (monitor_info.main, dict(api_url='http://127.0.0.1:%d' % closed_port()), dict(request=dict(method='GET', path='/api/v1/monitors'))),  # no answer
+    (monitor_info.main, dict(api_key='wrong-key-1234567'), dict(status_code=401, request=dict(method='GET', path='/api/v1/monitors'))),  # no fields named
     (incident.main, dict(monitor='shop', started_at=AHEAD, account_timezone='Pacific/Kiritimati'), dict(
-        status_code=422, method='POST', path='/api/v1/incidents',
+        status_code=422, request=dict(method='POST', path='/api/v1/incidents'),
         field_errors={'started_at': ['The started at must be a date before or equal to now.']})),
 ])
 def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connection, main, args, keys):
@@ -36,8 +36,10 @@ def test_a_failure_returns_what_it_has_to_say_and_nothing_else(emulator, connect
         run_module(monitor.main, dict(connection, name=name, url='https://%s.example.com' % name, interval=60))
     result = run_module(main, dict(connection, retries=0, **args)).result
     assert result['failed'], result
-    assert ({key: result.get(key) for key in ('status_code', 'method', 'path', 'field_errors')} == dict(
-        dict.fromkeys(('status_code', 'method', 'path', 'field_errors')), **keys)), result
+    assert ({key: result.get(key) for key in ('status_code', 'request', 'field_errors')} == dict(
+        dict.fromkeys(('status_code', 'request', 'field_errors')), **keys)), result
+    # No key AnsibleModule reads as a file of the host (path, dest): a failure never gains a file's owner, mode or size.
+    assert not {'path', 'dest', 'owner', 'mode', 'size'} & set(result), result
 
 
 SHOP = dict(name='shop', url='https://shop.example.com', interval=60)
@@ -55,5 +57,5 @@ def test_an_argument_refused_before_any_request_returns_its_field_only(emulator,
     assert result['failed'], result
     assert result['field'] == field, result
     assert result['msg'].startswith(field + ': '), result
-    assert not {'status_code', 'method', 'path', 'field_errors'} & set(result)
+    assert not {'status_code', 'request', 'field_errors'} & set(result)
     assert emulator.log() == []
