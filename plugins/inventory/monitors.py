@@ -137,8 +137,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._connection impo
     connect,
     connection_settings,
 )
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS, STATUSES
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_SCHEMA, INCIDENT_RESOURCE
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_RESOURCE, STATUSES
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError, record_id, url_secret_spans
 
 CONFIG_NAMES = ('uptime.yml', 'uptime.yaml')
@@ -188,7 +188,7 @@ def host_name(text):
 
 def monitor_summary(record):
     """A monitor as the host variables show it, read through the monitor's own description."""
-    view = MONITORS.record_view(record)
+    view = MONITOR_RESOURCE.record_view(record)
     # What the monitor's check sends that stays out of the variables, as it may hold a secret.
     withheld = {'request_auth': view.get('request_auth_username'), 'request_headers': view.get('request_headers'),
                 'url_secrets': url_secret_spans(record.get('url') or '')}
@@ -210,14 +210,14 @@ def read_monitors(client, query, statuses=None):
 
     The incidents are read only when a listed monitor is offline, in one listing for all of them.
     """
-    records = MONITORS.read_all(client, query)
+    records = MONITOR_RESOURCE.read_all(client, query)
     monitors = [dict(monitor_summary(record), incident=None) for record in records]
     if statuses:
         monitors = [monitor for monitor in monitors if monitor['status'] in statuses]
     offline = {monitor['id']: monitor for monitor in monitors if monitor['status'] == 'offline'}
     if offline:
-        for record in INCIDENTS.ongoing(client):
-            values = dict(INCIDENT.current(record), id=record_id(record))
+        for record in INCIDENT_RESOURCE.ongoing(client):
+            values = dict(INCIDENT_SCHEMA.current(record), id=record_id(record))
             monitor = offline.get(values['monitor_id'])
             if monitor is not None and monitor['incident'] is None:
                 monitor['incident'] = incident_summary(values)

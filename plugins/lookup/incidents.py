@@ -43,11 +43,11 @@ _list:
   elements: dict
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.plugin_utils._info_lookup import InfoLookup
 
 
 class LookupModule(InfoLookup):
-    resource = INCIDENTS
+    resource = INCIDENT_RESOURCE
     mutually_exclusive = [('id', 'monitor_id', 'monitor'), ('id', 'search'), ('id', 'status')]
     reads_times = True

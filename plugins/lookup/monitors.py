@@ -42,10 +42,10 @@ _list:
   elements: dict
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.plugin_utils._info_lookup import InfoLookup
 
 
 class LookupModule(InfoLookup):
-    resource = MONITORS
+    resource = MONITOR_RESOURCE
     mutually_exclusive = [('id', 'name', 'search')]

@@ -18,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from ._client import UptimeApiError
 from ._connection import account_zone, connect
 from ._engine import Engine
-from ._monitor import MONITOR, MONITORS
+from ._monitor import MONITOR_SCHEMA, MONITOR_RESOURCE
 from ._resource import NameMatcher
 from ._schema import UnresolvedMaskError, ValidationError, record_id, to_text
 
@@ -27,14 +27,14 @@ REPLACING_STATES = ('replaced', 'overridden')
 MAX_WORKERS = 32
 # Failures that every further write would repeat: stop sending when one is seen.
 FATAL_STATUSES = (401, 403)
-REQUIRED_WHEN_REPLACING = [field.name for field in MONITOR.fields if field.required]
+REQUIRED_WHEN_REPLACING = [field.name for field in MONITOR_SCHEMA.fields if field.required]
 # Check mode writes nothing: its diff and counts are a plan, and say so.
 PLANNED_HEADER = 'planned changes (check mode: nothing was written)'
 
 
 def config_argument_spec():
     """The suboptions of ``config``: the options of the ``monitor`` module, name required."""
-    spec = MONITOR.argument_spec()
+    spec = MONITOR_SCHEMA.argument_spec()
     spec['name'] = dict(spec['name'], required=True)
     return spec
 
@@ -84,13 +84,13 @@ class Action:
         self.name = name
         self.record = record
         self.desired = desired
-        self.before = outcome.before if outcome else (MONITOR.current(record) if record is not None else None)
+        self.before = outcome.before if outcome else (MONITOR_SCHEMA.current(record) if record is not None else None)
         self.after = outcome.after if outcome else None
         self.changed_keys = []
         if kind == 'create':
             self.changed_keys = [key for key in desired if desired[key] not in (None, [])]
         elif kind == 'update':
-            self.changed_keys = list(MONITOR.differences(self.after, self.before))
+            self.changed_keys = list(MONITOR_SCHEMA.differences(self.after, self.before))
         self.after_record = None
         self.error = None
         # Whether running the task again may get past the error, the input unchanged (see rerun_may_finish).
@@ -116,7 +116,7 @@ class Action:
 
     def report(self, check_mode):
         names = ['name'] + [key for key in self.changed_keys if key != 'name']
-        before, after = MONITOR.diff(self.before, self.after, names)
+        before, after = MONITOR_SCHEMA.diff(self.before, self.after, names)
         entry = dict(name=self.name, action=self.kind, changed_keys=self.changed_keys, before=before, after=after)
         record = self.after_record or self.record
         entry['id'] = record_id(record) if record is not None else None
@@ -129,7 +129,7 @@ class Action:
 
 
 # What a monitor record shows beyond its options (the status, the service's times).
-RECORD_ONLY_KEYS = frozenset(MONITORS.view_keys) - frozenset(MONITOR.by_name)
+RECORD_ONLY_KEYS = frozenset(MONITOR_RESOURCE.view_keys) - frozenset(MONITOR_SCHEMA.by_name)
 
 
 def _prefixed(exc, index, name):
@@ -152,7 +152,7 @@ def check_entry(index, item):
     raw_name = item.get('name')
     name = to_text(raw_name) if isinstance(raw_name, (str, int)) else None
     try:
-        unknown = sorted(str(key) for key in set(item) - set(MONITOR.by_name))
+        unknown = sorted(str(key) for key in set(item) - set(MONITOR_SCHEMA.by_name))
         read_only = [key for key in unknown if key in RECORD_ONLY_KEYS]
         if read_only:
             # A record of monitor_info's monitors (or gathered's monitors) given where the options belong.
@@ -161,12 +161,12 @@ def check_entry(index, item):
                                   'returns the monitors as options in export; monitors with state: gathered in gathered)')
         if unknown:
             raise ValidationError(unknown[0], 'is not an option of a monitor (the options are %s)'
-                                  % ', '.join(MONITOR.by_name))
+                                  % ', '.join(MONITOR_SCHEMA.by_name))
         if raw_name is not None and not isinstance(raw_name, (str, int)):
             raise ValidationError('name', 'must be a string, got a %s' % type(raw_name).__name__)
         if name is None:
             raise ValidationError('name', 'is required: every entry names the monitor it describes')
-        MONITOR.check_as_given(item)
+        MONITOR_SCHEMA.check_as_given(item)
     except ValidationError as exc:
         raise _prefixed(exc, index, name)
 
@@ -182,7 +182,7 @@ def check_entries(params):
 def desired_state(item, state):
     """The validated, normalised monitor one ``config`` entry asks for."""
     replacing = state in REPLACING_STATES
-    desired = MONITOR.checked(item, base=MONITOR.reset_values() if replacing else None)
+    desired = MONITOR_SCHEMA.checked(item, base=MONITOR_SCHEMA.reset_values() if replacing else None)
     for name in REQUIRED_WHEN_REPLACING if replacing else ():
         if desired.get(name) is None:
             raise ValidationError(name, 'is required with state=%s (the monitor is set to exactly the entry, '
@@ -218,8 +218,8 @@ def validate_config(state, config, zone=None):
     localised = []
     for index, (item, desired) in enumerate(zip(config, wanted)):
         try:
-            desired = MONITOR.localised(item, desired, zone)
-            MONITOR.check_order(desired)
+            desired = MONITOR_SCHEMA.localised(item, desired, zone)
+            MONITOR_SCHEMA.check_order(desired)
         except ValidationError as exc:
             raise _prefixed(exc, index, to_text(item.get('name')))
         localised.append(desired)
@@ -259,7 +259,7 @@ def plan(state, config, records, wanted=None, zone=None, left_out=None):
     matcher = NameMatcher().add(records)
     if state != 'deleted':
         _refuse_names_in_other_case(names, matcher)
-    planner = Engine(MONITORS, None, check_mode=True, zone=zone)
+    planner = Engine(MONITOR_RESOURCE, None, check_mode=True, zone=zone)
     actions, unresolved = [], []
     for index, (name, desired) in enumerate(zip(names, wanted)):
         record = matcher.find(name)
@@ -299,9 +299,9 @@ def leaving_out(name, desired, record, problems):
     created when its ``url`` is masked). None as ``desired`` when nothing is left to apply."""
     if record is None and any(problem.field == 'url' for problem in problems):
         return None, [dict(name=name, option=None, key=None)]
-    kept, whole, dropped = MONITOR.leaving_out(desired, problems, MONITOR.current(record) if record is not None else None)
+    kept, whole, dropped = MONITOR_SCHEMA.leaving_out(desired, problems, MONITOR_SCHEMA.current(record) if record is not None else None)
     told = [(option, None) for option in whole] + dropped
-    order = [field.name for field in MONITOR.fields]
+    order = [field.name for field in MONITOR_SCHEMA.fields]
     return kept, [dict(name=name, option=option, key=None if index is None else desired[option][index]['key'])
                   for option, index in sorted(told, key=lambda part: (order.index(part[0]), part[1] or 0))]
 
@@ -324,7 +324,7 @@ class MonitorSync:
     # -- reading ------------------------------------------------------------
 
     def read_all(self):
-        return MONITORS.read_all(self.client)
+        return MONITOR_RESOURCE.read_all(self.client)
 
     # -- writing ------------------------------------------------------------
 
@@ -334,7 +334,7 @@ class MonitorSync:
             client = self.new_client(self.gate.sleep)
             with self._lock:
                 self.worker_clients.append(client)
-            engine = self._local.engine = Engine(MONITORS, client, zone=self.zone)
+            engine = self._local.engine = Engine(MONITOR_RESOURCE, client, zone=self.zone)
         return engine
 
     def _apply(self, action):
@@ -432,11 +432,11 @@ class MonitorSync:
 
     def gather(self, reveal=False):
         records = sorted(self.read_all(), key=lambda record: (to_text(record.get('name')) or '', record_id(record)))
-        gathered, masked = MONITORS.export(records, reveal)
+        gathered, masked = MONITOR_RESOURCE.export(records, reveal)
         return dict(changed=False, gathered=gathered, gathered_masked=masked, requests=self.request_count)
 
     def result(self, records, actions):
-        views = {id(record): MONITORS.record_view(record) for record in records}
+        views = {id(record): MONITOR_RESOURCE.record_view(record) for record in records}
         before = sorted(views.values(), key=_name_key)
         effective = [action for action in actions
                      if action.writes and (self.check_mode or action.effective)]
@@ -445,7 +445,7 @@ class MonitorSync:
             if action.kind == 'delete':
                 views.pop(key, None)
             else:
-                views[key] = MONITORS.view(action.after, action.after_record or action.record)
+                views[key] = MONITOR_RESOURCE.view(action.after, action.after_record or action.record)
         failed = [action for action in actions if action.error]
         summary = dict(
             created=_count(effective, 'create'),

@@ -18,7 +18,7 @@ import datetime
 import re
 
 from ._client import PAGE_SIZE
-from ._monitor import MONITORS
+from ._monitor import MONITOR_RESOURCE
 from ._resource import Located, Outcome, Resource
 from ._schema import (
     MISSING,
@@ -50,7 +50,7 @@ def nested_monitor(record):
 
 def end_of(record):
     """The incident's end as a UTC instant, None while it is ongoing (its one field, not the whole record)."""
-    ended = INCIDENT.by_name['ended_at'].from_record(record)
+    ended = INCIDENT_SCHEMA.by_name['ended_at'].from_record(record)
     return None if ended is MISSING else ended
 
 
@@ -62,7 +62,7 @@ def monitor_id_of(record):
     return record['monitor_id'] if 'monitor_id' in record else MISSING
 
 
-INCIDENT = Schema([
+INCIDENT_SCHEMA = Schema([
     Field('monitor_id', 'int', required=True, on_update=False, read=monitor_id_of),
     Field('started_at', 'timestamp', required=True, on_update=False, not_future=True),
     Field('acknowledged_at', 'timestamp', write_once=True, not_future=True, not_before='started_at'),
@@ -89,7 +89,7 @@ def with_comment_entry(comment, text, now):
     if not comment:
         return text
     appended = '%s\n[%s] %s' % (comment, now.strftime(UTC_FORMAT), text)
-    field = INCIDENT.by_name['comment']
+    field = INCIDENT_SCHEMA.by_name['comment']
     try:
         field.validate(appended)
     except ValidationError as exc:
@@ -141,9 +141,9 @@ class IncidentResource(Resource):
     noun = 'incident'
     plural = 'incidents'
     path = '/api/v1/incidents'
-    schema = INCIDENT
+    schema = INCIDENT_SCHEMA
     create_hint = 'leave id out and give the monitor and started_at to open one'
-    view_keys = ('id',) + tuple(field.name for field in INCIDENT.fields) + (
+    view_keys = ('id',) + tuple(field.name for field in INCIDENT_SCHEMA.fields) + (
         'monitor_name', 'status', 'duration', 'created_at', 'updated_at', 'monitor')
     list_filters = dict(
         monitor_id=dict(type='int'),
@@ -234,7 +234,7 @@ class IncidentResource(Resource):
 
     @staticmethod
     def _of_monitor(records, monitor_id):
-        owner = INCIDENT.by_name['monitor_id'].from_record
+        owner = INCIDENT_SCHEMA.by_name['monitor_id'].from_record
         return [record for record in records if owner(record) in (MISSING, None, monitor_id)]
 
     def locate(self, client, identity):
@@ -245,7 +245,7 @@ class IncidentResource(Resource):
             return IncidentLookup(record)
         monitor_id, monitor = identity.get('monitor_id'), None
         if monitor_id is None:
-            monitor = MONITORS.find_by_name(client, identity['monitor'])
+            monitor = MONITOR_RESOURCE.find_by_name(client, identity['monitor'])
             if monitor is None:
                 return IncidentLookup(None, unknown_monitor=identity.get('monitor') or '')
             monitor_id = record_id(monitor)
@@ -260,9 +260,9 @@ class IncidentResource(Resource):
         name, wanted_id = identity.get('monitor'), identity.get('monitor_id')
         if not name and wanted_id is None:
             return
-        owner_id, owner = INCIDENT.current(record).get('monitor_id'), nested_monitor(record)
+        owner_id, owner = INCIDENT_SCHEMA.current(record).get('monitor_id'), nested_monitor(record)
         if name and (owner is None or owner.get('name') is None):
-            owner = MONITORS.get(client, owner_id) if owner_id is not None else None
+            owner = MONITOR_RESOURCE.get(client, owner_id) if owner_id is not None else None
         owner_name = owner.get('name') if owner else None
         if wanted_id is not None and wanted_id == owner_id:
             return
@@ -294,7 +294,7 @@ class IncidentResource(Resource):
                     wanted['started_at'] = now_text
                 # Nothing found to stamp: settle_missing says what the task may still do.
                 return wanted
-        current = INCIDENT.current(located.record) if located.record is not None else {}
+        current = INCIDENT_SCHEMA.current(located.record) if located.record is not None else {}
         stamp = STATE_TIMESTAMPS.get(state)
         if stamp is not None and stamp not in wanted and current.get(stamp) is None:
             wanted[stamp] = now_text
@@ -328,14 +328,14 @@ class IncidentResource(Resource):
             self._read_monitor(client, located)
         monitor_text = self._monitor_text(located)
         if located.ongoing:
-            before = INCIDENT.current(latest) if latest is not None else None
+            before = INCIDENT_SCHEMA.current(latest) if latest is not None else None
             # What the task asks beyond the monitor and the start this lookup defaulted.
             asked = {name: value for name, value in desired.items() if name not in ('monitor_id', 'started_at')}
             # A comment the latest incident already holds, whole or as an entry, is recorded: a re-run of "comment,
             # then append" finds the first comment with the appended one after it.
             if before is not None and has_comment_entry(before.get('comment'), asked.get('comment')):
                 asked['comment'] = before['comment']
-            unrecorded = sorted(INCIDENT.differences(asked, before) if before is not None
+            unrecorded = sorted(INCIDENT_SCHEMA.differences(asked, before) if before is not None
                                 else (name for name, value in asked.items() if value is not None))
             if state in STATE_TIMESTAMPS:
                 return self._nothing_ongoing(STATE_VERBS[state], unrecorded, before, latest, monitor_text)
@@ -354,7 +354,7 @@ class IncidentResource(Resource):
     def _read_monitor(client, located):
         """The monitor the task addressed by id, read once; a failure naming the id when there is none."""
         if located.monitor is None:
-            located.monitor = MONITORS.get(client, located.monitor_id)
+            located.monitor = MONITOR_RESOURCE.get(client, located.monitor_id)
             if located.monitor is None:
                 raise ValidationError('monitor_id', 'no monitor has the id %s' % located.monitor_id)
 
@@ -364,7 +364,7 @@ class IncidentResource(Resource):
 
     @staticmethod
     def _shown_end(values):
-        return INCIDENT.by_name['ended_at'].shown(values.get('ended_at'))
+        return INCIDENT_SCHEMA.by_name['ended_at'].shown(values.get('ended_at'))
 
     def _nothing_ongoing(self, verb, unrecorded, before, latest, monitor_text):
         """Acknowledging or resolving the current incident of a monitor that has none."""
@@ -430,7 +430,7 @@ class IncidentResource(Resource):
             return None
         told = ('monitor %r (id %s) is paused, and deleting its ongoing incident resumes it on the service: the task '
                 'pauses it again' % (monitor.get('name'), record_id(monitor)))
-        return MONITORS, dict(monitor, status='pending'), {'paused': True}, told
+        return MONITOR_RESOURCE, dict(monitor, status='pending'), {'paused': True}, told
 
     def complete(self, client, record, now):
         """The create answer echoes the form: read the whole record back when it lacks the monitor."""
@@ -439,7 +439,7 @@ class IncidentResource(Resource):
         return record
 
     def diff_names(self, desired):
-        return [field.name for field in INCIDENT.fields] + ['status']
+        return [field.name for field in INCIDENT_SCHEMA.fields] + ['status']
 
     def with_derived(self, values):
         return dict(values, status=derived_status(values)) if values is not None else None
@@ -449,13 +449,13 @@ class IncidentResource(Resource):
         record = record or {}
         monitor = nested_monitor(record) or getattr(located, 'monitor', None)
         view = {'id': record_id(record) if record else None}
-        view.update((field.name, values.get(field.name)) for field in INCIDENT.fields)
+        view.update((field.name, values.get(field.name)) for field in INCIDENT_SCHEMA.fields)
         view['monitor_name'] = monitor.get('name') if monitor else None
         view['status'] = derived_status(values)
         view['duration'] = duration(values)
         for key in ('created_at', 'updated_at'):
             view[key] = timestamp_or_text(record.get(key))
-        view['monitor'] = MONITORS.record_view(monitor) if monitor else None
+        view['monitor'] = MONITOR_RESOURCE.record_view(monitor) if monitor else None
         return view
 
     def list_test(self, query, order):
@@ -471,11 +471,11 @@ class IncidentResource(Resource):
 
     def narrow(self, client, lookups, query):
         if lookups.get('monitor'):
-            monitor = MONITORS.find_by_name(client, lookups['monitor'])
+            monitor = MONITOR_RESOURCE.find_by_name(client, lookups['monitor'])
             if monitor is None:
                 return []
             query['monitor_id'] = record_id(monitor)
         return None
 
 
-INCIDENTS = IncidentResource()
+INCIDENT_RESOURCE = IncidentResource()

@@ -129,7 +129,7 @@ def paused_from_status(record):
     return record['status'] == 'paused' if record.get('status') is not None else MISSING
 
 
-MONITOR = Schema([
+MONITOR_SCHEMA = Schema([
     Field('name', required=True, min_length=1, max_length=128),
     Field('url', required=True, check=check_url, secret_spans=url_secret_spans),
     Field('interval', 'int', choices=INTERVALS, required=True),
@@ -158,11 +158,11 @@ class MonitorResource(Resource):
     noun = 'monitor'
     plural = 'monitors'
     path = '/api/v1/monitors'
-    schema = MONITOR
+    schema = MONITOR_SCHEMA
     create_hint = 'leave id out to create it by name'
     always_shown = ('name',)
     created_facts = {'status': 'pending'}
-    view_keys = ('id', 'name', 'status') + tuple(field.name for field in MONITOR.fields if field.name != 'name') + (
+    view_keys = ('id', 'name', 'status') + tuple(field.name for field in MONITOR_SCHEMA.fields if field.name != 'name') + (
         'created_at', 'updated_at') + READ_ONLY_TIMESTAMPS
     list_filters = dict(
         search_by=dict(type='str', choices=['name', 'url']),
@@ -242,7 +242,7 @@ class MonitorResource(Resource):
         """A created monitor with the status a create answer may lack: ``maintenance`` while the maintenance window
         it was given holds the time of the create, else ``pending``, as the service sets it."""
         if record.get('status') is None:
-            start, end = (MONITOR.by_name[name].from_record(record)
+            start, end = (MONITOR_SCHEMA.by_name[name].from_record(record)
                           for name in ('maintenance_start_at', 'maintenance_end_at'))
             if start not in (None, MISSING) and end not in (None, MISSING) and start <= now.strftime(UTC_FORMAT) < end:
                 record = dict(record, status='maintenance')
@@ -250,7 +250,7 @@ class MonitorResource(Resource):
 
     def view(self, values, record=None, located=None):
         """A monitor as the modules return it: option names, normalised, secrets masked."""
-        view = MONITOR.masked(dict(values))
+        view = MONITOR_SCHEMA.masked(dict(values))
         record = record or {}
         view['id'] = record_id(record) if record else None
         view['status'] = record.get('status')
@@ -258,7 +258,7 @@ class MonitorResource(Resource):
             view[key] = timestamp_or_text(record[key]) if record.get(key) else None
         # Other read-only facts a deployment returns pass through; a name that looks secret is masked.
         for key, value in record.items():
-            if key in view or key in MONITOR.api_names:
+            if key in view or key in MONITOR_SCHEMA.api_names:
                 continue
             if key in READ_ONLY_TIMESTAMPS:
                 view[key] = timestamp_or_text(value) if value else None
@@ -288,12 +288,12 @@ class MonitorResource(Resource):
         """The monitor options that recreate each of ``records``, and per monitor name the options that hold a masked
         secret (none with ``reveal``): see :meth:`Schema.exported`."""
         exported, masked = [], {}
-        for values in (MONITOR.current(record) for record in records):
-            options, masked_options = MONITOR.exported(values, reveal)
+        for values in (MONITOR_SCHEMA.current(record) for record in records):
+            options, masked_options = MONITOR_SCHEMA.exported(values, reveal)
             exported.append(options)
             if masked_options:
                 masked[values['name']] = masked_options
         return exported, masked
 
 
-MONITORS = MonitorResource()
+MONITOR_RESOURCE = MonitorResource()

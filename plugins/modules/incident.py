@@ -254,19 +254,19 @@ incident:
       status: online
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS, STATE_TIMESTAMPS
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_RESOURCE, STATE_TIMESTAMPS
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import argument_spec
 
 IDENTITY = ('id', 'monitor_id', 'monitor', 'started_at')
 STATES = ['present'] + sorted(STATE_TIMESTAMPS) + ['absent']
-ARGUMENT_SPEC = argument_spec(INCIDENTS, IDENTITY, STATES)
+ARGUMENT_SPEC = argument_spec(INCIDENT_RESOURCE, IDENTITY, STATES)
 
 
 def main(runner=None):
     module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'monitor_id', 'monitor')],
                           mutually_exclusive=[('monitor_id', 'monitor')], runner=runner)
-    module.ensure(INCIDENTS, IDENTITY)
+    module.ensure(INCIDENT_RESOURCE, IDENTITY)
 
 
 if __name__ == '__main__':

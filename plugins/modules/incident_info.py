@@ -115,17 +115,17 @@ incidents:
         status: offline
 '''
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec
 
-ARGUMENT_SPEC = info_argument_spec(INCIDENTS)
+ARGUMENT_SPEC = info_argument_spec(INCIDENT_RESOURCE)
 
 
 def main(runner=None):
     module = UptimeModule(ARGUMENT_SPEC,
                           mutually_exclusive=[('id', 'monitor_id', 'monitor'), ('id', 'search'), ('id', 'status')], runner=runner)
-    module.info(INCIDENTS)
+    module.info(INCIDENT_RESOURCE)
 
 
 if __name__ == '__main__':

@@ -324,19 +324,19 @@ monitor:
 '''
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import argument_spec
 
 IDENTITY = ('id', 'name')
-ARGUMENT_SPEC = dict(argument_spec(MONITORS, IDENTITY),
+ARGUMENT_SPEC = dict(argument_spec(MONITOR_RESOURCE, IDENTITY),
                      update_password=dict(type='str', default='always', choices=['always', 'on_create'], no_log=False))
 
 
 def main(runner=None):
-    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITORS.schema, runner=runner)
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITOR_RESOURCE.schema, runner=runner)
     # The password is compared only when the service returns it: on_create leaves it to the create.
     ignore = ('request_auth_password',) if module.params['update_password'] == 'on_create' else ()
-    module.ensure(MONITORS, IDENTITY, ignore)
+    module.ensure(MONITOR_RESOURCE, IDENTITY, ignore)
 
 
 if __name__ == '__main__':

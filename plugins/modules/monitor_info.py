@@ -144,15 +144,15 @@ export_masked:
 '''
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec
 
-ARGUMENT_SPEC = info_argument_spec(MONITORS)
+ARGUMENT_SPEC = info_argument_spec(MONITOR_RESOURCE)
 
 
 def main(runner=None):
     module = UptimeModule(ARGUMENT_SPEC, mutually_exclusive=[('id', 'name', 'search')], runner=runner)
-    module.info(MONITORS)
+    module.info(MONITOR_RESOURCE)
 
 
 if __name__ == '__main__':

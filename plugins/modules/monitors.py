@@ -444,11 +444,11 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     client_factory,
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 
 
 def main(runner=None):
-    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR, runner=runner)
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR_SCHEMA, runner=runner)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
                        zone=module.zone)
 

@@ -31,7 +31,7 @@ import yaml
 from hypothesis import example, given, strategies as st
 
 from ansible.inventory.group import to_safe_group_name
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_RESOURCE
 from ecosystem_support import APPENDED, OTHER_KEY, REPO_ROOT, create_incident, create_monitor, monitors_by_name, plain, records, stamp
 
 sys.path.append(os.path.join(REPO_ROOT, 'tests', 'laws'))
@@ -144,7 +144,7 @@ class Account:
     def event(self, ansible, key, event_type):
         """``-e @file``: extra vars as ansible-rulebook's run_playbook writes them for an event of ``key``'s incident,
         its monitor and incident as the event source shows them."""
-        view = INCIDENTS.record_view(self.incident(key))
+        view = INCIDENT_RESOURCE.record_view(self.incident(key))
         uptime = {'type': event_type, 'kind': 'incident', 'status': view['status'], 'previous_status': None,
                   'at': view['started_at'], 'incident_id': view['id'], 'monitor_id': view['monitor_id'],
                   'monitor_name': view['monitor_name'], 'incident': view, 'monitor': view['monitor'], 'existing': False,

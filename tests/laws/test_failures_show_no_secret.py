@@ -34,7 +34,7 @@ import strategies as gen
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitors
 
 RUNNERS = {'module': run_module, 'worker': run_in_worker}
@@ -42,7 +42,7 @@ RUNNERS = {'module': run_module, 'worker': run_in_worker}
 SECRETS = st.builds(lambda word, number: '%s%d' % (word, number), st.text(string.ascii_letters, min_size=4, max_size=12),
                     st.integers(10, 10 ** 6))
 # The options that hold a secret, as the schema declares them: the day a field is declared secret, it is drawn here.
-SECRET_OPTIONS = sorted(field.name for field in MONITOR.fields if field.sensitive_items or field.secret_spans) + \
+SECRET_OPTIONS = sorted(field.name for field in MONITOR_SCHEMA.fields if field.sensitive_items or field.secret_spans) + \
     sorted(name for name, option in monitor.ARGUMENT_SPEC.items() if option.get('no_log') and name != 'api_key')
 PLACES = {'url': gen.urls, 'request_headers': gen.headers, 'alerts': gen.alerts, 'request_auth_password': st.just}
 # Records the module cannot read (the service answering a list with one odd record): a defect's path.
@@ -208,7 +208,7 @@ def test_a_url_shows_as_given_with_its_secret_masked_in_its_part(variant, secret
         url, secrets = url.replace(secret, secret + '==', 1), [secret + '==']
     elif variant != 'as drawn' and variant in URL_VARIANTS and not URL_VARIANTS[variant][0].startswith('https://'):
         url = url.replace('https://', 'HTTPS://', 1) if variant == 'an upper-case scheme' else url + URL_VARIANTS[variant][0]
-    displayed = MONITOR.by_name['url'].mask(url)
+    displayed = MONITOR_SCHEMA.by_name['url'].mask(url)
     parts = masked_parts(displayed, url) if displayed != url else []
     holds(all(len(each) < 4 or not shown(displayed, each) for each in secrets) and parts is not None and
           all(any(each in part for each in secrets) for part in parts),

@@ -27,7 +27,7 @@ from laws import ago, budget, fresh, holds, quiet, run as run_task, stored
 import strategies as gen
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import LIST_READS, UptimeApiError, UptimeClient
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_RESOURCE
 
 
 ALPHA = gen.entry('alpha')
@@ -186,7 +186,7 @@ def test_a_whole_list_holds_every_record_that_lived_while_it_was_read_or_fails_n
         alive -= {first + place for place in change['delete']}
     client = UptimeClient(emulator.url, PRIMARY_KEY, retries=0, sleep=lambda seconds: None)
     try:
-        read = [record['id'] for record in MONITORS.read_all(client)]
+        read = [record['id'] for record in MONITOR_RESOURCE.read_all(client)]
     except UptimeApiError as exc:
         holds(str(exc).startswith('GET /api/v1/monitors failed: the list changed while its pages were read'), 'the failure names the list',
               error=str(exc))

@@ -16,8 +16,8 @@ from laws import budget, fresh, holds, quiet, run, stored, writes
 from module_runner import run_lookup
 import strategies as gen
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR, MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_RESOURCE
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA, MONITOR_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import info_argument_spec
 
 # Monitors as accounts hold them: some with a secret in one of its places (a URL's credential among them).
@@ -190,19 +190,19 @@ def unmasked_parts(records, reveal):
     left out, and what is left out ((name, option, key) as left_out tells it): a masked item alone, a password with its
     user name, a monitor whose url shows masked whole."""
     def shown(option, value):
-        return value if reveal else MONITOR.by_name[option].mask(value)
+        return value if reveal else MONITOR_SCHEMA.by_name[option].mask(value)
     kept, told = [], []
     for record in records:
-        if MONITOR.by_name['url'].holds_mask(shown('url', record['url'])):
+        if MONITOR_SCHEMA.by_name['url'].holds_mask(shown('url', record['url'])):
             told.append((record['name'], None, None))
             continue
         copy = dict(record)
         for option in ('request_headers', 'alerts'):
             items = record.get(option) or []
-            masked = [MONITOR.by_name[option].is_masked_item(shown(option, [item])[0]) for item in items]
+            masked = [MONITOR_SCHEMA.by_name[option].is_masked_item(shown(option, [item])[0]) for item in items]
             copy[option] = [item for item, hidden in zip(items, masked) if not hidden]
             told += [(record['name'], option, item['key']) for item, hidden in zip(items, masked) if hidden]
-        if MONITOR.by_name['request_auth_password'].holds_mask(shown('request_auth_password', record.get('request_auth_password'))):
+        if MONITOR_SCHEMA.by_name['request_auth_password'].holds_mask(shown('request_auth_password', record.get('request_auth_password'))):
             copy.update(request_auth_username=None, request_auth_password=None)
             told += [(record['name'], option, None) for option in ('request_auth_username', 'request_auth_password')]
         kept.append(copy)
@@ -472,7 +472,7 @@ def test_fields_return_the_keys_asked_of_the_full_records(emulator, connection, 
     """An info task with fields returns, of each record, exactly the keys asked, in their order, with the values the full
     record shows (secrets masked alike), and the same records."""
     start(emulator, mode, monitors, monitors[:1] if opened else ())
-    keys = (MONITORS if kind == 'monitor_info' else INCIDENTS).view_keys
+    keys = (MONITOR_RESOURCE if kind == 'monitor_info' else INCIDENT_RESOURCE).view_keys
     fields = data.draw(st.lists(st.sampled_from(keys), min_size=1, max_size=4, unique=True), label='fields')
     whole, compact = run(connection, kind, {}), run(connection, kind, {'fields': fields})
     plural = kind.split('_')[0] + 's'
@@ -513,7 +513,7 @@ def info_options(draw, resource, names):
 
 
 @budget(40)
-@given(mode=MODES, monitors=START, opened=st.booleans(), resource=st.sampled_from([MONITORS, INCIDENTS]), data=st.data())
+@given(mode=MODES, monitors=START, opened=st.booleans(), resource=st.sampled_from([MONITOR_RESOURCE, INCIDENT_RESOURCE]), data=st.data())
 def test_each_lookup_returns_what_its_info_module_returns(emulator, connection, mode, monitors, opened, resource, data):
     """The lookups monitors and incidents, for any options their info module takes: the records the module returns, or
     the module's message, named by the lookup."""

@@ -263,12 +263,12 @@ def _load_module_utils(source_file):
 _MODULE_UTILS, LOAD_ERROR = _load_module_utils(__file__)
 if _MODULE_UTILS is not None:
     _client, _schema, _connection = _MODULE_UTILS['_client'], _MODULE_UTILS['_schema'], _MODULE_UTILS['_connection']
-    MONITORS, INCIDENTS = _MODULE_UTILS['_monitor'].MONITORS, _MODULE_UTILS['_incident'].INCIDENTS
+    MONITOR_RESOURCE, INCIDENT_RESOURCE = _MODULE_UTILS['_monitor'].MONITOR_RESOURCE, _MODULE_UTILS['_incident'].INCIDENT_RESOURCE
     nested_monitor = _MODULE_UTILS['_incident'].nested_monitor
     UptimeApiError, ValidationError = _client.UptimeApiError, _schema.ValidationError
     UTC_FORMAT = _schema.UTC_FORMAT
 else:  # main() stops with LOAD_ERROR before anything below needs these
-    _client = _schema = _connection = MONITORS = INCIDENTS = UTC_FORMAT = nested_monitor = None
+    _client = _schema = _connection = MONITOR_RESOURCE = INCIDENT_RESOURCE = UTC_FORMAT = nested_monitor = None
     UptimeApiError = ValidationError = type('Unavailable', (Exception,), {})
 
 
@@ -414,7 +414,7 @@ class Tracker:
             self.monitors = {}
         events = []
         for record in records:
-            view = self.view(MONITORS, 'monitor', record)
+            view = self.view(MONITOR_RESOURCE, 'monitor', record)
             if view is None:
                 known = self.monitors.get(_schema.record_id(record) if isinstance(record, dict) else None)
                 if known is not None:  # still there: not forgotten as deleted by the sweep
@@ -496,7 +496,7 @@ class Tracker:
         floor = self.floor() or ''
         for record in records:
             # As the modules show it: times in UTC, the status derived by the service's rule, secrets masked.
-            view = self.view(INCIDENTS, 'incident', record)
+            view = self.view(INCIDENT_RESOURCE, 'incident', record)
             if view is None:
                 continue  # what was known of it stays, and an ongoing one is not taken for deleted
             times = {key: view[key] for key in ('started_at', 'acknowledged_at', 'ended_at')}
@@ -733,7 +733,7 @@ class Poller:
         tracker = self.tracker
         records, complete = [], True
         try:
-            for page in INCIDENTS.pages_ended_since(self.client, lambda: tracker.floor(self.service_now())):
+            for page in INCIDENT_RESOURCE.pages_ended_since(self.client, lambda: tracker.floor(self.service_now())):
                 records.extend(page)
         except UptimeApiError as exc:
             if not (exc.held_back and (records or spared) and tracker.incidents is not None):
@@ -751,7 +751,7 @@ class Poller:
             # Ongoing at the last poll, not among the ongoing ones now, and no end above the floor: deleted, or
             # resolved with an end below it. One read tells.
             try:
-                record = INCIDENTS.get(self.client, incident_id)
+                record = INCIDENT_RESOURCE.get(self.client, incident_id)
             except UptimeApiError as exc:
                 if not exc.held_back:
                     raise
@@ -797,7 +797,7 @@ class Poller:
     def _read_page(self):
         """The sweep's next page, or None when it cannot be read now (held back, or failed: read again next poll)."""
         try:
-            page = MONITORS.read_page(self.client, self.tracker.sweep['page'])
+            page = MONITOR_RESOURCE.read_page(self.client, self.tracker.sweep['page'])
         except UptimeApiError as exc:
             if not exc.transient:
                 raise

@@ -14,7 +14,7 @@ from ansible.errors import AnsibleError, AnsibleParserError
 from ansible_collections.uptime.monitoring.plugins.inventory import monitors as plugin_module
 from ansible_collections.uptime.monitoring.plugins.module_utils import _incident
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeClient
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import is_sensitive_name, to_utc_timestamp
 from emulator.control import OTHER_KEY, PRIMARY_KEY
 from fake_client import add_monitor, open_incident, stamp
@@ -120,7 +120,7 @@ def test_ongoing_reads_pages_until_an_ended_incident(emulator, monkeypatch, ongo
         else:
             open_incident(emulator, monitor_id, stamp(7200), ended_at=stamp(3600))
     emulator.clear_log()
-    found = _incident.INCIDENTS.ongoing(UptimeClient(emulator.url, PRIMARY_KEY))
+    found = _incident.INCIDENT_RESOURCE.ongoing(UptimeClient(emulator.url, PRIMARY_KEY))
     assert {incident['id'] for incident in found} == wanted
     assert len(emulator.log()) == expected_requests
 
@@ -161,7 +161,7 @@ def test_parse_makes_hosts_groups_and_variables_with_the_ongoing_incident_of_off
     assert (docs['status'], docs['maintenance_start_at'], docs['maintenance_end_at']) == ('maintenance', start + 'Z', end + 'Z')
     # No host variable of a monitor can hold a secret (that none shows one is tests/laws/test_inventory.py's law).
     for key in plugin_module.MONITOR_KEYS:
-        field = MONITOR.by_name.get(key)
+        field = MONITOR_SCHEMA.by_name.get(key)
         assert not is_sensitive_name(key), key
         assert field is None or not (field.secret or field.sensitive_items), key
 

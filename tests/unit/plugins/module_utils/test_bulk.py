@@ -18,10 +18,10 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
     config_argument_spec,
     plan,
 )
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError
 
-OPTIONS = [field.name for field in MONITOR.fields]
+OPTIONS = [field.name for field in MONITOR_SCHEMA.fields]
 
 
 def entry(name, **values):
@@ -56,9 +56,9 @@ def kinds(actions):
 
 def test_config_suboptions_are_the_monitor_options_with_name_required_and_take_a_whole_number_in_any_form():
     spec = config_argument_spec()
-    assert set(spec) == set(MONITOR.argument_spec())
+    assert set(spec) == set(MONITOR_SCHEMA.argument_spec())
     assert spec['name']['required'] is True
-    for name, option in MONITOR.argument_spec().items():
+    for name, option in MONITOR_SCHEMA.argument_spec().items():
         if name != 'name':
             assert spec[name] == option
     assert MONITORS_ARGSPEC['config']['options'] == spec
@@ -66,7 +66,7 @@ def test_config_suboptions_are_the_monitor_options_with_name_required_and_take_a
     check_entry(0, web('jinja', interval=60.0, ssl_alert_days='7.0'))
 
 
-RESET_VALUES = MONITOR.reset_values()
+RESET_VALUES = MONITOR_SCHEMA.reset_values()
 
 
 def test_replaced_defaults_are_those_of_a_monitor_created_without_the_option():

@@ -19,8 +19,8 @@ from fake_client import add_monitor, open_incident, stamp
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import (
-    INCIDENT,
-    INCIDENTS,
+    INCIDENT_SCHEMA,
+    INCIDENT_RESOURCE,
     IncidentLookup,
     duration,
 )
@@ -43,17 +43,17 @@ def params(**values):
 
 
 def validate(values):
-    INCIDENT.validate(values)
-    INCIDENT.check_order(values, NOW)
+    INCIDENT_SCHEMA.validate(values)
+    INCIDENT_SCHEMA.check_order(values, NOW)
 
 
 def fixed(changes, before=None):
-    INCIDENT.refuse_fixed(changes, before or {'monitor_id': 1, 'started_at': T10, 'acknowledged_at': None,
+    INCIDENT_SCHEMA.refuse_fixed(changes, before or {'monitor_id': 1, 'started_at': T10, 'acknowledged_at': None,
                                               'ended_at': T11, 'cause': 'a'}, 'incident 5')
 
 
 def test_desired_converts_offsets_to_utc_and_drops_fractions_and_the_duration_follows():
-    desired = INCIDENT.desired(params(monitor_id=3, started_at='2026-01-01T11:00:00+01:00',
+    desired = INCIDENT_SCHEMA.desired(params(monitor_id=3, started_at='2026-01-01T11:00:00+01:00',
                                       acknowledged_at='2026-01-01T10:05:00.123Z', ended_at='2026-01-01 10:30:00'))
     assert desired == {'monitor_id': 3, 'started_at': '2026-01-01T10:00:00Z',
                        'acknowledged_at': '2026-01-01T10:05:00Z', 'ended_at': '2026-01-01T10:30:00Z'}
@@ -64,14 +64,14 @@ def test_desired_converts_offsets_to_utc_and_drops_fractions_and_the_duration_fo
 
 @pytest.mark.parametrize('check, values, field, fragment', [
     (validate, {'acknowledged_at': '2027-01-01T00:00:00'}, 'acknowledged_at', 'in the future'),
-    (INCIDENT.check_order, {'started_at': T10, 'ended_at': T10}, 'ended_at', 'after started_at'),
+    (INCIDENT_SCHEMA.check_order, {'started_at': T10, 'ended_at': T10}, 'ended_at', 'after started_at'),
     (fixed, {'ended_at': '2026-01-01T12:00:00'}, 'ended_at', 'incident 5 already has ended_at %s' % T11),
     (fixed, {'ended_at': None}, 'ended_at', 'changed to empty'),
     (fixed, {'started_at': '2026-01-01T09:00:00'}, 'started_at', 'cannot be changed'),
     (fixed, {'monitor_id': 2}, 'monitor_id', 'cannot be changed after creation'),
     # At the limits: taken.
     (validate, {'started_at': '2026-06-01T12:00:00', 'cause': 'x' * 255, 'comment': 'x' * 1024}, None, None),
-    (INCIDENT.check_order, {'started_at': T10, 'acknowledged_at': T10}, None, None),
+    (INCIDENT_SCHEMA.check_order, {'started_at': T10, 'acknowledged_at': T10}, None, None),
     (fixed, {'acknowledged_at': '2026-01-01T10:10:00', 'cause': 'b'}, None, None),  # write-once fields while empty, cause any time
 ])
 def test_values_refused_before_any_request_and_those_at_the_limits_taken(check, values, field, fragment):
@@ -98,7 +98,7 @@ def service_record(**overrides):
 
 
 def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
-    view = INCIDENTS.record_view(service_record())
+    view = INCIDENT_RESOURCE.record_view(service_record())
     assert {key: view[key] for key in ('id', 'monitor_id', 'monitor_name', 'started_at', 'acknowledged_at',
                                        'created_at', 'status', 'duration')} == {
         'id': 9, 'monitor_id': 4, 'monitor_name': 'shop', 'started_at': '2026-01-01T10:00:00Z',
@@ -107,12 +107,12 @@ def test_public_incident_puts_the_monitor_on_top_and_masks_its_secrets():
     assert view['monitor']['request_auth_password'] == MASK
     assert view['monitor']['request_headers'] == [{'key': 'Authorization', 'value': MASK}]
     # Strings and a plain monitor id are read as the numbers they are.
-    view = INCIDENTS.record_view(service_record(id='9', monitor=None, monitor_id='4', ended_at='2026-01-01T11:00:00Z'))
+    view = INCIDENT_RESOURCE.record_view(service_record(id='9', monitor=None, monitor_id='4', ended_at='2026-01-01T11:00:00Z'))
     assert (view['id'], view['monitor_id'], view['monitor'], view['monitor_name']) == (9, 4, None, None)
     assert view['status'] == 'resolved'
     assert view['duration'] == 3600
     # A predicted incident has no id and takes the known monitor.
-    view = INCIDENTS.view({'monitor_id': 4, 'started_at': T10}, None, IncidentLookup(None, 4, service_record()['monitor']))
+    view = INCIDENT_RESOURCE.view({'monitor_id': 4, 'started_at': T10}, None, IncidentLookup(None, 4, service_record()['monitor']))
     assert view['id'] is None
     assert view['status'] == 'unresolved'
     assert view['monitor_name'] == 'shop'
@@ -132,7 +132,7 @@ def monitor_id(service):
 def run(service, client, check_mode=False, account_timezone='UTC', now=None, **values):
     """Run one task (by default with the account's zone given); returns (result, requests made, writes made)."""
     service.clear_log()
-    result = ensure_task(INCIDENTS, client, params(**values), check_mode, IDENTITY, now=now,
+    result = ensure_task(INCIDENT_RESOURCE, client, params(**values), check_mode, IDENTITY, now=now,
                          zone=account_zone(client, account_timezone))
     log = service.log()
     return result, log, [entry for entry in log if entry['method'] in ('POST', 'PUT', 'PATCH', 'DELETE')]
@@ -432,9 +432,9 @@ def test_stringly_answers_the_monitor_name_by_id_and_an_equal_end_in_another_zon
 
 def test_incidents_of_a_monitor_named_with_surrounding_spaces_are_found(service, client, monitor_id):
     incident_id = open_incident(service, monitor_id, T10)
-    found = info_task(INCIDENTS, client, dict(INFO_PARAMS, monitor='  shop '))
+    found = info_task(INCIDENT_RESOURCE, client, dict(INFO_PARAMS, monitor='  shop '))
     assert [incident['id'] for incident in found['incidents']] == [incident_id]
-    assert info_task(INCIDENTS, client, dict(INFO_PARAMS, monitor='Shop'))['incidents'] == [], 'not exactly the name'
+    assert info_task(INCIDENT_RESOURCE, client, dict(INFO_PARAMS, monitor='Shop'))['incidents'] == [], 'not exactly the name'
 
 
 def test_now_works_in_the_hour_repeated_when_daylight_saving_time_ends(service, client, monitor_id):
@@ -444,7 +444,7 @@ def test_now_works_in_the_hour_repeated_when_daylight_saving_time_ends(service, 
     zone = account_zone(client, 'America/New_York')
 
     def now_task(**values):
-        return ensure_task(INCIDENTS, client, params(**values), False, IDENTITY, now=repeated, zone=zone)
+        return ensure_task(INCIDENT_RESOURCE, client, params(**values), False, IDENTITY, now=repeated, zone=zone)
     ongoing = open_incident(service, monitor_id, '2025-11-01T23:00:00')  # local time: 2025-11-02T03:00:00Z
     acknowledged = now_task(monitor_id=monitor_id, state='acknowledged')
     resolved = now_task(monitor_id=monitor_id, state='resolved')
@@ -483,7 +483,7 @@ def test_now_that_cannot_fit_the_incident_is_refused_saying_when_it_can(check_mo
     client = OneIncident({'id': 7, 'monitor': {'id': 3, 'name': 'shop'}, 'started_at': '2025-11-02T06:10:00Z',
                           'acknowledged_at': None, 'ended_at': None, 'cause': None, 'comment': None})
     with pytest.raises(ValidationError) as caught:
-        ensure_task(INCIDENTS, client, params(id=7, state='resolved'), check_mode, IDENTITY,
+        ensure_task(INCIDENT_RESOURCE, client, params(id=7, state='resolved'), check_mode, IDENTITY,
                     now=datetime.datetime(2025, 11, 2, 6, 30), zone=account_zone(client, 'America/New_York'))
     message = str(caught.value)
     assert caught.value.field == 'ended_at', message

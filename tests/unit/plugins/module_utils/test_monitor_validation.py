@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR, MONITORS
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA, MONITOR_RESOURCE
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, ValidationError, mask_url
 
-OPTIONS = [field.name for field in MONITOR.fields]
+OPTIONS = [field.name for field in MONITOR_SCHEMA.fields]
 
 
 def desired_from_params(values):
-    desired = MONITOR.desired(values)
-    MONITOR.validate(desired)
-    MONITOR.check_order(desired)
+    desired = MONITOR_SCHEMA.desired(values)
+    MONITOR_SCHEMA.validate(desired)
+    MONITOR_SCHEMA.check_order(desired)
     return desired
 
 
@@ -96,7 +96,7 @@ SERVICE_RECORD = {
 
 
 def test_public_view_normalises_masks_and_passes_other_read_only_facts_secret_looking_ones_masked():
-    view = MONITORS.record_view(dict(SERVICE_RECORD, user_id=3, uptime_percentage='99.9', heartbeat_token='tok-123'))
+    view = MONITOR_RESOURCE.record_view(dict(SERVICE_RECORD, user_id=3, uptime_percentage='99.9', heartbeat_token='tok-123'))
     assert view['user_id'] == 3
     assert view['uptime_percentage'] == '99.9'
     assert view['heartbeat_token'] == MASK
@@ -114,8 +114,8 @@ def test_public_view_normalises_masks_and_passes_other_read_only_facts_secret_lo
     assert view['request_auth_password'] == MASK
     assert view['request_headers'] == [{'key': 'Authorization', 'value': MASK}, {'key': 'Accept', 'value': 'text/html'}]
     assert view['domain_alert_days'] == 0  # an empty service value reads as the create default
-    assert MONITORS.record_view(dict(SERVICE_RECORD, cache_buster=None, alerts=None))['cache_buster'] is False
-    assert MONITORS.record_view(dict(SERVICE_RECORD, alerts=None))['alerts'] == []
+    assert MONITOR_RESOURCE.record_view(dict(SERVICE_RECORD, cache_buster=None, alerts=None))['cache_buster'] is False
+    assert MONITOR_RESOURCE.record_view(dict(SERVICE_RECORD, alerts=None))['alerts'] == []
 
 
 SLACK = 'https://hooks.slack.com/services/T0AAA/B0BBB/xoxSecretPart'
@@ -128,7 +128,7 @@ ALERTS = [{'key': 'email', 'value': 'ops@example.com'}, {'key': 'slack', 'value'
 
 
 def test_webhook_urls_show_only_where_they_lead():
-    view = MONITORS.record_view(dict(SERVICE_RECORD, alerts=ALERTS))
+    view = MONITOR_RESOURCE.record_view(dict(SERVICE_RECORD, alerts=ALERTS))
     assert view['alerts'] == [
         {'key': 'email', 'value': 'ops@example.com'},
         {'key': 'slack', 'value': 'https://hooks.slack.com/' + MASK},
@@ -199,5 +199,5 @@ class FakePages:
 ])
 def test_find_by_name_takes_the_exact_name_only(pages, name, found, search):
     client = FakePages(pages)
-    assert (MONITORS.find_by_name(client, name) or {}).get('id') == found
+    assert (MONITOR_RESOURCE.find_by_name(client, name) or {}).get('id') == found
     assert client.queries == [('/api/v1/monitors', {'search': search, 'search_by': 'name', 'sort_by': 'id', 'sort': 'desc', 'per_page': 100})]

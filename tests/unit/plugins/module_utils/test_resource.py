@@ -15,7 +15,7 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._schema import (
     to_pairs,
     to_utc_timestamp,
 )
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 
 
 @pytest.mark.parametrize('read, value, expected', [
@@ -52,14 +52,14 @@ def test_form_encoding_of_lists_booleans_and_clears():
 def test_differences_only_for_managed_fields_pairs_without_order_and_trimmed_text():
     record = {'name': 'a', 'interval': '60', 'alerts': {'0': {'key': 'email', 'value': 'a@b.io'}},
               'status': 'online', 'cache_buster': 0}
-    current = MONITOR.current(record)
-    desired = MONITOR.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'paused': True})
-    assert MONITOR.differences(desired, current) == {'paused': True}
+    current = MONITOR_SCHEMA.current(record)
+    desired = MONITOR_SCHEMA.desired({'interval': 60, 'alerts': [{'key': 'email', 'value': 'a@b.io'}], 'paused': True})
+    assert MONITOR_SCHEMA.differences(desired, current) == {'paused': True}
     # Pairs compare without order but with multiplicity; text is trimmed and blank is no value.
     first = [{'key': 'email', 'value': 'a@b.io'}, {'key': 'sms', 'value': '1'}]
-    field = MONITOR.by_name['alerts']
+    field = MONITOR_SCHEMA.by_name['alerts']
     assert field.comparable(first) == field.comparable(list(reversed(first))) != field.comparable(first + first[:1])
-    assert MONITOR.desired({'alert_text_lookup': '  OK ', 'name': '   '}) == {'alert_text_lookup': 'OK', 'name': None}
+    assert MONITOR_SCHEMA.desired({'alert_text_lookup': '  OK ', 'name': '   '}) == {'alert_text_lookup': 'OK', 'name': None}
 
 
 @pytest.mark.parametrize('stored, desired, changed', [
@@ -69,36 +69,36 @@ def test_differences_only_for_managed_fields_pairs_without_order_and_trimmed_tex
      'alert_condition'),  # a changed condition carries its lookup text
 ])
 def test_companions_are_sent_with_a_changed_field(stored, desired, changed):
-    current = MONITOR.current(stored)
-    changes = MONITOR.differences(desired, current)
+    current = MONITOR_SCHEMA.current(stored)
+    changes = MONITOR_SCHEMA.differences(desired, current)
     assert changes == {changed: desired[changed]}
-    assert MONITOR.with_companions(changes, desired, current) == desired
+    assert MONITOR_SCHEMA.with_companions(changes, desired, current) == desired
 
 
 def test_masking_and_diff_of_secrets():
-    before = MONITOR.current({'request_auth_password': 'old-secret',
+    before = MONITOR_SCHEMA.current({'request_auth_password': 'old-secret',
                               'request_headers': [{'key': 'X-Api-Key', 'value': 'k1'}, {'key': 'Accept', 'value': 'a'}]})
     after = dict(before, request_auth_password='new-secret',
                  request_headers=[{'key': 'X-Api-Key', 'value': 'k2'}, {'key': 'Accept', 'value': 'a'}])
-    shown_before, shown_after = MONITOR.diff(before, after, ['request_auth_password', 'request_headers'])  # the password: test_secrets.py
+    shown_before, shown_after = MONITOR_SCHEMA.diff(before, after, ['request_auth_password', 'request_headers'])  # the password: test_secrets.py
     assert shown_after['request_headers'][0]['value'] == MASK + ' (changed)'
     assert shown_after['request_headers'][1] == {'key': 'Accept', 'value': 'a'}
 
 
 def test_diff_of_webhook_alerts_keeps_the_host_and_says_what_changed():
     old_url, new_url = 'https://hooks.slack.com/services/T0/B0/old-part', 'https://hooks.slack.com/services/T0/B0/new-part'
-    before = MONITOR.current({'alerts': [{'key': 'slack', 'value': old_url}, {'key': 'email', 'value': 'a@b.io'},
+    before = MONITOR_SCHEMA.current({'alerts': [{'key': 'slack', 'value': old_url}, {'key': 'email', 'value': 'a@b.io'},
                                          {'key': 'teams', 'value': 'https://team.example.com/kept-part'}]})
     after = dict(before, alerts=[{'key': 'slack', 'value': new_url}, {'key': 'email', 'value': 'c@d.io'},
                                  {'key': 'teams', 'value': 'https://team.example.com/kept-part'}])
-    shown_before, shown_after = MONITOR.diff(before, after, ['alerts'])
+    shown_before, shown_after = MONITOR_SCHEMA.diff(before, after, ['alerts'])
     assert shown_before['alerts'][0] == {'key': 'slack', 'value': 'https://hooks.slack.com/' + MASK}
     assert shown_after['alerts'] == [{'key': 'slack', 'value': 'https://hooks.slack.com/%s (changed)' % MASK},
                                      {'key': 'email', 'value': 'c@d.io'},
                                      {'key': 'teams', 'value': 'https://team.example.com/' + MASK}]
     # Idempotence compares the real values: the same URLs make no difference, another one does.
-    assert MONITOR.differences({'alerts': before['alerts']}, before) == {}
-    assert MONITOR.differences({'alerts': after['alerts']}, before) == {'alerts': after['alerts']}
+    assert MONITOR_SCHEMA.differences({'alerts': before['alerts']}, before) == {}
+    assert MONITOR_SCHEMA.differences({'alerts': after['alerts']}, before) == {'alerts': after['alerts']}
 
 
 SCHEMA = Schema([

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK, UnresolvedMaskError
 
 # A secret: at least 6 characters, unicode included, as the service stores it (trimmed, no white space).
@@ -19,13 +19,13 @@ SECRET = st.text(st.characters(blacklist_categories=('Cs', 'Cc', 'Z'), blacklist
 
 def apply(options, stored):
     """What a task does with options as given against a stored monitor: normalise, then keep what masks stand for."""
-    return MONITOR.unmasked(MONITOR.desired(options), stored, "monitor 'shop'")
+    return MONITOR_SCHEMA.unmasked(MONITOR_SCHEMA.desired(options), stored, "monitor 'shop'")
 
 
 @given(SECRET, SECRET, st.integers(2, 4))
 def test_masked_items_more_or_fewer_than_those_stored_are_a_guess_and_refused(first, second, copies):
     hooks = [{'key': 'slack', 'value': 'https://hooks.slack.com/%s%d' % (first, index)} for index in range(copies)]
-    stored = MONITOR.current({'name': 'shop', 'url': 'https://a.example.org/', 'alerts': hooks})
+    stored = MONITOR_SCHEMA.current({'name': 'shop', 'url': 'https://a.example.org/', 'alerts': hooks})
     masked = {'key': 'slack', 'value': 'https://hooks.slack.com/' + MASK}
     for given_count in (copies - 1, copies + 1):
         with pytest.raises(UnresolvedMaskError) as caught:
@@ -34,7 +34,7 @@ def test_masked_items_more_or_fewer_than_those_stored_are_a_guess_and_refused(fi
         assert "monitor 'shop' holds %s%d alerts 'slack'" % ("only " if given_count > copies else "", copies) in str(caught.value)
     # A stored item given plainly is the input's own: the masked ones share the others.
     plain = dict(hooks[0])
-    assert MONITOR.differences(apply({'alerts': [plain] + [masked] * (copies - 1)}, stored), stored) == {}
+    assert MONITOR_SCHEMA.differences(apply({'alerts': [plain] + [masked] * (copies - 1)}, stored), stored) == {}
     assert second not in str(caught.value)
     assert first not in str(caught.value)
 
@@ -44,7 +44,7 @@ def test_masked_items_more_or_fewer_than_those_stored_are_a_guess_and_refused(fi
     ('request_auth_password', MASK, MASK),
 ])
 def test_a_masked_value_that_is_not_the_stored_ones_form_is_refused(option, given, shown):
-    stored = MONITOR.current({'name': 'shop', 'url': 'https://admin:pw123456@h.example.org/y?token=t0k3n5',
+    stored = MONITOR_SCHEMA.current({'name': 'shop', 'url': 'https://admin:pw123456@h.example.org/y?token=t0k3n5',
                               'request_auth_username': None, 'request_auth_password': None})
     with pytest.raises(UnresolvedMaskError) as caught:
         apply({option: given}, stored)
@@ -55,7 +55,7 @@ def test_a_masked_value_that_is_not_the_stored_ones_form_is_refused(option, give
 
 @given(st.sampled_from(['********', 'https://hooks.slack.com/********', 'a ******** b']))
 def test_a_mask_in_a_field_that_is_not_secret_is_taken_literally(value):
-    stored = MONITOR.current({'name': 'shop', 'url': 'https://a.example.org/', 'alert_text_lookup': 'x',
+    stored = MONITOR_SCHEMA.current({'name': 'shop', 'url': 'https://a.example.org/', 'alert_text_lookup': 'x',
                               'alerts': [{'key': 'email', 'value': 'ops@example.com'}]})
     assert apply({'alert_text_lookup': value}, stored)['alert_text_lookup'] == value
     header = [{'key': 'Accept', 'value': value}]
@@ -63,9 +63,9 @@ def test_a_mask_in_a_field_that_is_not_secret_is_taken_literally(value):
 
 
 def test_a_changed_secret_inside_a_masked_part_shows_as_changed():
-    before = MONITOR.current({'url': 'https://admin:old-pass@h.example.org/?api_key=k1', 'request_auth_password': 'a'})
+    before = MONITOR_SCHEMA.current({'url': 'https://admin:old-pass@h.example.org/?api_key=k1', 'request_auth_password': 'a'})
     after = dict(before, url='https://admin:new-pass@h.example.org/?api_key=k1', request_auth_password='b')
-    shown_before, shown_after = MONITOR.diff(before, after, ['url', 'request_auth_password'])
+    shown_before, shown_after = MONITOR_SCHEMA.diff(before, after, ['url', 'request_auth_password'])
     assert shown_before['url'] == 'https://admin:%s@h.example.org/?api_key=%s' % (MASK, MASK)
     assert shown_after == {'url': shown_before['url'] + ' (changed)', 'request_auth_password': MASK + ' (changed)'}
 
@@ -73,7 +73,7 @@ def test_a_changed_secret_inside_a_masked_part_shows_as_changed():
 def test_a_header_whose_name_changed_case_shows_the_name_change_not_a_changed_secret():
     before = {'request_headers': [{'key': 'X-Api-Key', 'value': 'k3y-1'}, {'key': 'Cookie', 'value': 'c-1'}]}
     after = {'request_headers': [{'key': 'x-api-key', 'value': 'k3y-1'}, {'key': 'Cookie', 'value': 'c-2'}]}
-    shown_before, shown_after = MONITOR.diff(before, after, ['request_headers'])
+    shown_before, shown_after = MONITOR_SCHEMA.diff(before, after, ['request_headers'])
     assert shown_before['request_headers'] == [{'key': 'X-Api-Key', 'value': MASK}, {'key': 'Cookie', 'value': MASK}]
     assert shown_after['request_headers'] == [{'key': 'x-api-key', 'value': MASK}, {'key': 'Cookie', 'value': MASK + ' (changed)'}]
 
@@ -82,10 +82,10 @@ def test_a_header_whose_name_changed_case_shows_the_name_change_not_a_changed_se
                                  'https://admin:Sup3r?S3cret@intranet.example.org/health?token=S3cret2',
                                  'https://admin:Sup3rS3cret@[2001:db8::1]:8443/x?Session=S3cret2#top'])
 def test_a_password_that_holds_a_delimiter_is_masked_whole(url):
-    shown = MONITOR.by_name['url'].mask(url)
+    shown = MONITOR_SCHEMA.by_name['url'].mask(url)
     assert 'S3cret' not in shown
     assert shown.startswith('https://admin:%s@' % MASK)
-    assert MONITOR.by_name['url'].secret_values(url)[0].endswith('S3cret')
+    assert MONITOR_SCHEMA.by_name['url'].secret_values(url)[0].endswith('S3cret')
 
 
 @pytest.mark.parametrize('option, stored, shown', [
@@ -99,6 +99,6 @@ def test_a_password_that_holds_a_delimiter_is_masked_whole(url):
      [{'key': 'Sig', 'value': MASK}, {'key': 'X-Design-Version', 'value': '2'}]),
 ])
 def test_what_a_secret_shows_and_that_given_back_it_keeps_the_stored_one(option, stored, shown):
-    field = MONITOR.by_name[option]
+    field = MONITOR_SCHEMA.by_name[option]
     assert field.mask(stored) == shown
     assert field.unmask(shown, stored, "monitor 'shop'") == (stored, [])

@@ -23,8 +23,8 @@ from ansible_collections.uptime.monitoring.plugins.module_utils import _schema
 from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import MonitorSync
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import UptimeApiError
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_zone
-from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT, INCIDENTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR
+from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_SCHEMA, INCIDENT_RESOURCE
+from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import (
     AccountZone,
     ValidationError,
@@ -50,10 +50,10 @@ TIMES = st.one_of(st.text(max_size=30), st.builds(
 def own_checks(option, value, zone):
     """What a module checks of one time before it sends it: normalised, ordered, and made the local time sent."""
     account = AccountZone(zone)
-    if option in INCIDENTS.list_bounds:
-        TimeBounds(INCIDENTS, {option: value}, {}, account)
+    if option in INCIDENT_RESOURCE.list_bounds:
+        TimeBounds(INCIDENT_RESOURCE, {option: value}, {}, account)
         return
-    schema = MONITOR if option in MONITOR.by_name else INCIDENT
+    schema = MONITOR_SCHEMA if option in MONITOR_SCHEMA.by_name else INCIDENT_SCHEMA
     params = {option: value}
     if TIME_OPTIONS[option]:
         params[TIME_OPTIONS[option]] = '5000-01-01T00:00:00'
