@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from ._client import UptimeApiError
 from ._connection import account_zone, connect
-from ._engine import Engine
+from ._engine import FAILURES, Engine, WrittenBeforeFailure
 from ._monitor import MONITOR_SCHEMA, MONITOR_RESOURCE
 from ._resource import NameMatcher
 from ._schema import UnresolvedMaskError, ValidationError, record_id, to_text
@@ -352,15 +352,15 @@ class MonitorSync:
             else:
                 outcome = engine.update(action.record, action.desired)
                 action.after, action.after_record = outcome.after, outcome.record
-        except (UptimeApiError, ValidationError) as exc:
+        except FAILURES as exc:
+            error = exc.error if isinstance(exc, WrittenBeforeFailure) else exc
             action.error = engine.client.redact(str(exc))
-            action.transient = rerun_may_finish(exc)
-            action.ambiguous = bool(getattr(exc, 'ambiguous', False))
-            written = getattr(exc, 'written', None)
-            if written is not None:
+            action.transient = rerun_may_finish(error)
+            action.ambiguous = isinstance(error, UptimeApiError) and bool(error.ambiguous)
+            if isinstance(exc, WrittenBeforeFailure):
                 action.wrote = True
-                action.after, action.after_record = written.after, written.record
-            if isinstance(exc, UptimeApiError) and (exc.status in FATAL_STATUSES or (exc.status is None and not exc.ambiguous)):
+                action.after, action.after_record = exc.written.after, exc.written.record
+            if isinstance(error, UptimeApiError) and (error.status in FATAL_STATUSES or (error.status is None and not error.ambiguous)):
                 self._stop.set()
 
     def apply(self, actions):

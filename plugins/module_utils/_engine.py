@@ -27,14 +27,39 @@ LONGEST_CLOCK_WAIT = 2
 SERVICE_CLOCK = 'the service\'s clock'
 
 
-def _mark_written(exc, outcome):
-    """Tell whoever catches ``exc`` that the service was changed before it: ``outcome`` of this task so far.
+class WrittenBeforeFailure(Exception):
+    """The failure of a task that had changed the service before it.
+
+    ``error``: the UptimeApiError or ValidationError that ended the task; ``written``: the Outcome of the task so far,
+    what the service now holds; ``located``: where the task began, once ``Engine.ensure`` knows it; ``result``: what
+    the task returns, once the task has built it.
+    """
+
+    def __init__(self, error, written):
+        super().__init__(str(error))
+        self.error = error
+        self.written = written
+        self.located = None
+        self.result = None
+
+    def __str__(self):
+        return str(self.error)
+
+
+# What a write of the engine may fail with.
+FAILURES = (UptimeApiError, ValidationError, WrittenBeforeFailure)
+
+
+def written_before(exc, outcome):
+    """``exc`` (of FAILURES) as the failure of a task that had written ``outcome``.
 
     A later write that failed after its own write keeps its after and record:
     the service holds that, and ``outcome`` says where the task started from.
     """
-    earlier = getattr(exc, 'written', None)
-    exc.written = outcome if earlier is None else outcome._replace(after=earlier.after, record=earlier.record)
+    if isinstance(exc, WrittenBeforeFailure):
+        exc.written = outcome._replace(after=exc.written.after, record=exc.written.record)
+        return exc
+    return WrittenBeforeFailure(exc, outcome)
 
 
 # Whether a write whose answer was lost took effect, as a read shows it: applied, not applied, or not known.
@@ -132,9 +157,8 @@ class Engine:
         self._read_clock()
         try:
             outcome = self._apply(desired, located, state, ignore)
-        except (UptimeApiError, ValidationError) as exc:
-            if getattr(exc, 'written', None) is not None:
-                exc.located = located
+        except WrittenBeforeFailure as exc:
+            exc.located = located
             raise
         return (self._told_now(outcome) if outcome.changed else outcome), located
 
@@ -279,9 +303,8 @@ class Engine:
             self._check_stored(body, written.after, record, 'POST', self.resource.path)
             if later:
                 return Outcome(True, None, *self.update(record, later, fallback=stored)[2:])
-        except (UptimeApiError, ValidationError) as exc:
-            _mark_written(exc, written)
-            raise
+        except FAILURES as exc:
+            raise written_before(exc, written)  # pylint: disable=raise-missing-from
         return written
 
     def _converge(self, existing, desired):
@@ -290,9 +313,8 @@ class Engine:
         found = Outcome(True, None, self.schema.current(existing), existing)
         try:
             converged = self.update(existing, desired)
-        except (UptimeApiError, ValidationError) as exc:
-            _mark_written(exc, found)
-            raise
+        except FAILURES as exc:
+            raise written_before(exc, found)  # pylint: disable=raise-missing-from
         return Outcome(True, None, converged.after, converged.record, converged.message)
 
     def update(self, record, desired, ignore=(), fallback=None):
@@ -349,8 +371,7 @@ class Engine:
         try:
             self._check_stored(send, after, record, self.resource.update_method, self._path(record))
         except UptimeApiError as exc:
-            _mark_written(exc, written)
-            raise
+            raise written_before(exc, written)  # pylint: disable=raise-missing-from
         return written
 
     def _set_meanwhile(self, sent, stored, before):
@@ -432,10 +453,10 @@ class Engine:
         resource, left, values, told = kept
         try:
             Engine(resource, self.client, self.check_mode, zone=self.zone).update(left, values)
-        except (UptimeApiError, ValidationError) as exc:
-            if not self.check_mode:
-                _mark_written(exc, deleted)
-            raise
+        except FAILURES as exc:
+            if self.check_mode:
+                raise
+            raise written_before(exc, deleted)  # pylint: disable=raise-missing-from
         return deleted._replace(message=told, after_header=told)
 
 

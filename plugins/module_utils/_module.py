@@ -15,6 +15,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
 from ._connection import CONNECTION_OPTIONS, account_zone, connect, connection_settings
+from ._engine import WrittenBeforeFailure
 from ._schema import MASK, Field, ValidationError
 from ._tasks import ensure_task, info_task
 
@@ -303,14 +304,14 @@ class UptimeModule:
         """Call ``action()`` (returning the result dict) and exit; failures become clear messages."""
         try:
             result = action()
-        except ValidationError as exc:
-            failure = dict(msg=str(exc), field=exc.field)
-            failure.update(getattr(exc, 'result', {}))
-            self.ansible.fail_json(**failure)
-        except UptimeApiError as exc:
+        except (ValidationError, UptimeApiError, WrittenBeforeFailure) as exc:
             # A failure after a write carries the result of that write (changed, the record, the diff).
-            failure = dict(exc.to_result(), msg=str(exc))
-            failure.update(getattr(exc, 'result', {}))
+            written = exc if isinstance(exc, WrittenBeforeFailure) else None
+            error = written.error if written else exc
+            failure = dict(msg=str(error), field=error.field) if isinstance(error, ValidationError) else \
+                dict(error.to_result(), msg=str(error))
+            if written is not None:
+                failure.update(written.result or {})
             failure['msg'] = self.client.redact(failure['msg'])
             self.ansible.fail_json(**failure)
         except Exception as exc:  # pylint: disable=broad-exception-caught

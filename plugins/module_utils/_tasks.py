@@ -10,8 +10,8 @@ module's parameters and turns what they return or raise into its exit.
 
 from __future__ import annotations
 
-from ._client import PAGE_SIZE, UptimeApiError
-from ._engine import Engine
+from ._client import PAGE_SIZE
+from ._engine import Engine, WrittenBeforeFailure
 from ._schema import MISSING, ValidationError, is_local, record_id, to_text, to_utc_timestamp
 
 # The options every info module has; what else a resource can be listed by is in its table.
@@ -129,11 +129,10 @@ def ensure_task(resource, client, params, check_mode=False, identity=('id',), ig
             keys[name] = to_text(value) if isinstance(value, str) else value
     try:
         outcome, located = engine.ensure(keys, desired, state, ignore)
-    except (UptimeApiError, ValidationError) as exc:
-        if getattr(exc, 'written', None) is not None:
-            # The service was changed before the failure: the result says so, and what it holds now.
-            exc.result = _ensure_result(resource, desired, exc.written, exc.located)
-            exc.result['msg'] = '%s (before this failure, the task %s)' % (exc, _written_summary(resource, exc.written))
+    except WrittenBeforeFailure as exc:
+        # The service was changed before the failure: the result says so, and what it holds now.
+        exc.result = _ensure_result(resource, desired, exc.written, exc.located)
+        exc.result['msg'] = '%s (before this failure, the task %s)' % (exc, _written_summary(resource, exc.written))
         raise
     result = _ensure_result(resource, desired, outcome, located)
     if outcome.message:
