@@ -49,7 +49,7 @@ def validate(values):
 
 def fixed(changes, before=None):
     INCIDENT_SCHEMA.refuse_fixed(changes, before or {'monitor_id': 1, 'started_at': T10, 'acknowledged_at': None,
-                                              'ended_at': T11, 'cause': 'a'}, 'incident 5')
+                                                     'ended_at': T11, 'cause': 'a'}, 'incident 5')
 
 
 def test_desired_converts_offsets_to_utc_and_drops_fractions_and_the_duration_follows():

@@ -77,7 +77,7 @@ def test_companions_are_sent_with_a_changed_field(stored, desired, changed):
 
 def test_masking_and_diff_of_secrets():
     before = MONITOR_SCHEMA.current({'request_auth_password': 'old-secret',
-                              'request_headers': [{'key': 'X-Api-Key', 'value': 'k1'}, {'key': 'Accept', 'value': 'a'}]})
+                                     'request_headers': [{'key': 'X-Api-Key', 'value': 'k1'}, {'key': 'Accept', 'value': 'a'}]})
     after = dict(before, request_auth_password='new-secret',
                  request_headers=[{'key': 'X-Api-Key', 'value': 'k2'}, {'key': 'Accept', 'value': 'a'}])
     shown_before, shown_after = MONITOR_SCHEMA.diff(before, after, ['request_auth_password', 'request_headers'])  # the password: test_secrets.py
@@ -88,7 +88,7 @@ def test_masking_and_diff_of_secrets():
 def test_diff_of_webhook_alerts_keeps_the_host_and_says_what_changed():
     old_url, new_url = 'https://hooks.slack.com/services/T0/B0/old-part', 'https://hooks.slack.com/services/T0/B0/new-part'
     before = MONITOR_SCHEMA.current({'alerts': [{'key': 'slack', 'value': old_url}, {'key': 'email', 'value': 'a@b.io'},
-                                         {'key': 'teams', 'value': 'https://team.example.com/kept-part'}]})
+                                                {'key': 'teams', 'value': 'https://team.example.com/kept-part'}]})
     after = dict(before, alerts=[{'key': 'slack', 'value': new_url}, {'key': 'email', 'value': 'c@d.io'},
                                  {'key': 'teams', 'value': 'https://team.example.com/kept-part'}])
     shown_before, shown_after = MONITOR_SCHEMA.diff(before, after, ['alerts'])

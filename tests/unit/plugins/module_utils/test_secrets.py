@@ -45,7 +45,7 @@ def test_masked_items_more_or_fewer_than_those_stored_are_a_guess_and_refused(fi
 ])
 def test_a_masked_value_that_is_not_the_stored_ones_form_is_refused(option, given, shown):
     stored = MONITOR_SCHEMA.current({'name': 'shop', 'url': 'https://admin:pw123456@h.example.org/y?token=t0k3n5',
-                              'request_auth_username': None, 'request_auth_password': None})
+                                     'request_auth_username': None, 'request_auth_password': None})
     with pytest.raises(UnresolvedMaskError) as caught:
         apply({option: given}, stored)
     assert caught.value.field == option
@@ -56,7 +56,7 @@ def test_a_masked_value_that_is_not_the_stored_ones_form_is_refused(option, give
 @given(st.sampled_from(['********', 'https://hooks.slack.com/********', 'a ******** b']))
 def test_a_mask_in_a_field_that_is_not_secret_is_taken_literally(value):
     stored = MONITOR_SCHEMA.current({'name': 'shop', 'url': 'https://a.example.org/', 'alert_text_lookup': 'x',
-                              'alerts': [{'key': 'email', 'value': 'ops@example.com'}]})
+                                     'alerts': [{'key': 'email', 'value': 'ops@example.com'}]})
     assert apply({'alert_text_lookup': value}, stored)['alert_text_lookup'] == value
     header = [{'key': 'Accept', 'value': value}]
     assert apply({'request_headers': header}, stored)['request_headers'] == header
