@@ -199,7 +199,7 @@ def interpreter_of(task, task_vars):
     return None if value in ('', 'auto', 'auto_silent') else value
 
 
-HOST = {'transport': 'local', 'become': False, 'async_val': 0}
+HOST = {'transport': 'local', 'become': False, 'async_val': 0, 'environment': {}}
 OTHER_PYTHON, THIS_PYTHON = trust_as_template('/usr/bin/python3.6'), trust_as_template('{{ ansible_playbook_python }}')
 PLAY = {'ansible_playbook_python': sys.executable}  # what every play's variables hold
 
@@ -208,11 +208,11 @@ PLAY = {'ansible_playbook_python': sys.executable}  # what every play's variable
 @budget(25)
 @given(settings=task_settings())
 @example(settings=(dict(HOST, delegate_to=None), dict(PLAY, ansible_python_interpreter=OTHER_PYTHON, ansible_delegated_vars={}),
-                   None)).via('the host\'s own interpreter, another Python')
+                   None, None)).via('the host\'s own interpreter, another Python')
 @example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_python_interpreter=OTHER_PYTHON, ansible_delegated_vars={
-    'controller': dict(PLAY, ansible_python_interpreter=THIS_PYTHON)}), None)).via('delegated to the controller: its interpreter, not the host\'s')
+    'controller': dict(PLAY, ansible_python_interpreter=THIS_PYTHON)}), None, None)).via('delegated to the controller: its interpreter, not the host\'s')
 @example(settings=(dict(HOST, delegate_to='controller'), dict(PLAY, ansible_delegated_vars={'controller': dict(PLAY, ansible_python_interpreter=OTHER_PYTHON)}),
-                   None)).via('delegated to a host whose interpreter is another Python')
+                   None, None)).via('delegated to a host whose interpreter is another Python')
 def test_a_task_runs_in_the_worker_unless_refused_and_says_which(module, settings):
     """The action plugin runs the module as Ansible does (its task's own tmp and variables) exactly when
     ``worker_refusal`` names a reason for the task's settings, and ``-vvv`` says which path, and why: a name the
