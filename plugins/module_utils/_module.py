@@ -161,6 +161,13 @@ def censored(value, secrets):
     return censor(value)
 
 
+def task_result(result, params, shown, secrets):
+    """``result`` as a task of the collection returns it, in the module or in the worker: its ``invocation`` the
+    arguments as shown (``shown``), or as given (``params``) while validation has not ended, and ``secrets`` censored."""
+    result.setdefault('invocation', {'module_args': params if shown is None else shown})
+    return censored(result, secrets)
+
+
 def shown_arguments(values, spec, fields):
     """Validated arguments as ``-vvv`` shows them (the result's ``invocation``): every secret in the collection's own
     masked form, what a result shows for it, and nothing else changed."""
@@ -237,8 +244,7 @@ class _MaskingModule(AnsibleModule):
             self.fail_json(msg=str(exc), field=exc.field)
 
     def _return_formatted(self, kwargs):
-        kwargs.setdefault('invocation', {'module_args': self.params if self._shown_arguments is None else self._shown_arguments})
-        super()._return_formatted(censored(kwargs, self.no_log_values))
+        super()._return_formatted(task_result(kwargs, self.params, self._shown_arguments, self.no_log_values))
 
 
 def _before(first, then=None):

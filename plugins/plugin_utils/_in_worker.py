@@ -40,7 +40,7 @@ from ansible.utils.display import Display
 # its tasks then run as modules, which fail with the module's own message.
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import censored, check_as_given, secrets_as_given, shown_arguments
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import check_as_given, secrets_as_given, shown_arguments, task_result
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
 
 display = Display()
@@ -200,14 +200,12 @@ class WorkerRunner:
         raise TaskEnded(self._formatted(result))
 
     def _formatted(self, result):
-        if self._inject_invocation:
-            shown = self._shown_arguments if self._shown_arguments is not None else self.params
-            result.setdefault('invocation', {'module_args': shown})
-        else:
-            result.pop('invocation', None)
+        result = task_result(result, self.params, self._shown_arguments, self.no_log_values)
+        if not self._inject_invocation:
+            result.pop('invocation')
         if self._warnings:
             result['warnings'] = list(self._warnings)
-        return plain(censored(result, self.no_log_values), 'MODULE_TO_CONTROLLER', self._core)
+        return plain(result, 'MODULE_TO_CONTROLLER', self._core)
 
 
 @contextlib.contextmanager

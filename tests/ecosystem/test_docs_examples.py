@@ -249,6 +249,10 @@ def command_lines(text):
     return [line.split(' #', 1)[0].strip() for line in text.split('\n') if line.strip() and not line.lstrip().startswith('#')]
 
 
+def version(line):
+    return tuple(map(int, line.split('.')))
+
+
 def noxfile_lines():
     """``{ansible-core line: Python}``: LINES of noxfile.py."""
     return ast.literal_eval(re.search(r'^LINES = (\{.*\})$', read('noxfile.py'), re.MULTILINE).group(1))
@@ -267,7 +271,7 @@ def ci_commands(run, block):  # pylint: disable=unused-argument
     sessions, lines = set(re.findall(r'^[*-] (\S+)', listed, re.MULTILINE)), set(noxfile_lines())
     # Every line has its units and (but the oldest, whose laws run in the laws session) its laws of the two paths; the
     # oldest and the newest, sanity and integration too (the README's table).
-    oldest, newest = sorted(lines, key=lambda line: tuple(map(int, line.split('.'))))[::len(lines) - 1]
+    oldest, newest = min(lines, key=version), max(lines, key=version)
     assert {'units-%s' % line for line in lines} | {'two-paths-%s' % line for line in lines - {oldest}} <= sessions
     assert {'%s-%s' % (suite, line) for suite in ('sanity', 'integration') for line in (oldest, newest)} <= sessions
     for document in ['README.md', 'CONTRIBUTING.md'] + ['docs/' + name for name in os.listdir(os.path.join(REPO_ROOT, 'docs'))

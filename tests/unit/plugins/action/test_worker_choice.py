@@ -67,9 +67,9 @@ def test_one_python_under_two_names_is_one_python(tmp_path):
     assert not same_python(str(base / 'python3.12'), str(base / 'python3.11'))
 
 
-# The in-process law (tests/laws/test_in_worker.py) runs on the oldest ansible-core line only; here, on every line, a
-# task accepted, refused by the module's own check, by ansible-core's validator, and by the service's answer, with the
-# invocation asked for, not asked for, or left to the line's default (2.19 always returns it, 2.21 only when asked).
+# The law of the two paths (tests/laws/test_in_worker.py, every line) leaves the invocation to the line's default; here
+# a task accepted, refused by the module's own check, by ansible-core's validator, and by the service's answer, with
+# the invocation asked for, not asked for, or left to the line's default (2.19 always returns it, 2.21 only when asked).
 TASKS = [
     ('monitor', {'name': 'staging web', 'url': 'https://web.example.com/', 'interval': 60,
                  'request_auth_username': 'u', 'request_auth_password': 'web'}),
