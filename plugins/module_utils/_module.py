@@ -19,6 +19,21 @@ from ._engine import WrittenBeforeFailure
 from ._schema import MASK, Field, ValidationError
 from ._tasks import ensure_task, info_task
 
+try:  # ansible-core 2.22: what the controller's display hides wherever it appears
+    from ansible.module_utils.secrets import register_secrets
+except ImportError:
+    register_secrets = None
+
+# The shortest secret the display is told to hide wherever it appears. A shorter one is too likely to be true text
+# (a password `web`, the monitor `staging web`): the collection masks it where it stands, in its field or URL part.
+DISPLAY_SECRET_MIN_LENGTH = 8
+
+
+def register_for_display(secrets):
+    """Tell ansible-core's display (2.22 and later) to hide each of ``secrets`` long enough to be no true text."""
+    if register_secrets is not None:
+        register_secrets(secret for secret in secrets if len(secret.strip()) >= DISPLAY_SECRET_MIN_LENGTH)
+
 
 def connection_argument_spec():
     """The connection options as an argument spec, with their environment variables as fallbacks."""
@@ -50,7 +65,7 @@ def no_log_option_names(spec):
 def raw_secrets(value, secret_names, fields=None):
     """Secret values in module arguments as given, before any validation, whatever their YAML type.
 
-    Values of options named in ``secret_names``; the ``value`` of every
+    Values of options named in ``secret_names`` and of secret fields of ``fields``; the ``value`` of every
     ``{key, value}`` item of a list option of ``fields`` whose rule (the
     field's ``sensitive_items``) finds it secret: a field is secret by what it
     is, so a number (``value: 987654321``) is as secret as a string; and the
@@ -60,10 +75,10 @@ def raw_secrets(value, secret_names, fields=None):
     found = []
     if isinstance(value, dict):
         for name, item in value.items():
-            if name in secret_names:
+            field = fields.get(name)
+            if name in secret_names or (field is not None and field.secret):
                 found.extend(text for text in _scalar_texts(item) if text != MASK)
                 continue
-            field = fields.get(name)
             if field is not None and field.sensitive_items:
                 found.extend(_secret_item_texts(item, field.sensitive_items))
             elif field is not None and isinstance(item, str):
@@ -227,12 +242,20 @@ class _MaskingModule(AnsibleModule):
         self._fields = fields
         self._precheck = precheck
         self._shown_arguments = None
-        super().__init__(supports_check_mode=True, **kwargs)
+        self._task_no_log = False
+        # no_log: AnsibleModule's own record of the invocation in the system log would show a secret it does not
+        # know as one (a password the collection masks itself, a header's value): the module writes its own.
+        super().__init__(supports_check_mode=True, no_log=True, **kwargs)
         self._shown_arguments = shown_arguments(self.params, self.argument_spec, fields)
         self.no_log_values.clear()
+        self.no_log = self._task_no_log
+        self.log('Invoked with %s' % ' '.join('%s=%s' % item for item in self._shown_arguments.items()),
+                 log_args={name: str(value) for name, value in self._shown_arguments.items()})
 
     def _load_params(self):
         super()._load_params()
+        # The task's no_log says whether the module logs; it would also set AnsibleModule's own, kept on.
+        self._task_no_log = self.boolean(self.params.pop('_ansible_no_log', False))
         self.no_log_values.update(secrets_as_given(self.params, self._secret_names, self._fields))
 
     def _set_internal_properties(self):
@@ -272,16 +295,18 @@ class UptimeModule:
         spec = dict(CONNECTION_ARGSPEC)
         spec.update(argument_spec)
         fields = {field.name: field for field in (schema.fields if schema else ())
-                  if field.sensitive_items or field.secret_spans}
+                  if field.secret or field.sensitive_items or field.secret_spans}
         fields.update((name, Field(name, secret_spans=option['secret_spans']))
                       for name, option in CONNECTION_OPTIONS.items() if option.get('secret_spans'))
         if schema is not None:
             # The fields as given first, named as the module's own checks name them (Ansible's words name no option
             # of a list of pairs given as a string).
             precheck = _before(schema.check_as_given, precheck)
-        self.ansible = (runner or _MaskingModule)(no_log_option_names(spec), fields, precheck, argument_spec=spec, **kwargs)
+        secret_names = no_log_option_names(spec)
+        self.ansible = (runner or _MaskingModule)(secret_names, fields, precheck, argument_spec=spec, **kwargs)
         self.params = self.ansible.params
         self.check_mode = self.ansible.check_mode
+        register_for_display(secrets_as_given(self.params, secret_names, fields))
         if not HAS_REQUESTS:
             self.ansible.fail_json(msg=missing_required_lib('requests'), exception=str(REQUESTS_IMPORT_ERROR))
         try:

@@ -467,7 +467,9 @@ class Field:
         if self.choices:
             spec['choices'] = list(self.choices)
         if self.secret:
-            spec['no_log'] = True
+            # Masked by the collection where it stands (_module.py), not by ansible-core wherever its text appears:
+            # 2.22's display hides every occurrence of a no_log value, a password `web` in the name `staging web` too.
+            spec['no_log'] = False
         if self.kind == 'pairs':
             key_spec = {'type': 'str', 'required': True, 'no_log': False}
             if self.item_key_choices:

@@ -32,7 +32,7 @@ from test_bad_input import MONITOR as BAD_VALUES, with_wrong_kinds
 import strategies as gen
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
-from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC
+from ansible_collections.uptime.monitoring.plugins.module_utils._module import CONNECTION_ARGSPEC, DISPLAY_SECRET_MIN_LENGTH
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import MASK
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
 from ansible_collections.uptime.monitoring.plugins.modules import monitor, monitors
@@ -42,8 +42,8 @@ RUNNERS = {'module': run_module, 'worker': run_in_worker}
 SECRETS = st.builds(lambda word, number: '%s%d' % (word, number), st.text(string.ascii_letters, min_size=4, max_size=12),
                     st.integers(10, 10 ** 6))
 # The options that hold a secret, as the schema declares them: the day a field is declared secret, it is drawn here.
-SECRET_OPTIONS = sorted(field.name for field in MONITOR_SCHEMA.fields if field.sensitive_items or field.secret_spans) + \
-    sorted(name for name, option in monitor.ARGUMENT_SPEC.items() if option.get('no_log') and name != 'api_key')
+SECRET_OPTIONS = sorted(set(field.name for field in MONITOR_SCHEMA.fields if field.secret or field.sensitive_items or field.secret_spans)
+                        | set(name for name, option in monitor.ARGUMENT_SPEC.items() if option.get('no_log') and name != 'api_key'))
 PLACES = {'url': gen.urls, 'request_headers': gen.headers, 'alerts': gen.alerts, 'request_auth_password': st.just}
 # Records the module cannot read (the service answering a list with one odd record): a defect's path.
 ODD_RECORDS = [{'request_headers': 'x'}, {'alerts': {'bad': 1}}, {'interval': 'soon'}, {'maintenance_start_at': []},
@@ -51,11 +51,11 @@ ODD_RECORDS = [{'request_headers': 'x'}, {'alerts': {'bad': 1}}, {'interval': 's
 
 
 @st.composite
-def secret_monitors(draw, name='shop'):
+def secret_monitors(draw, name='shop', secrets=SECRETS):
     """(a monitor's arguments with a secret in every place the schema knows one, the secrets by option)."""
     missing = sorted(set(SECRET_OPTIONS) - set(PLACES))
     assert not missing, 'secret options with no place to draw a secret in: %s' % missing
-    secrets = {option: draw(SECRETS) for option in SECRET_OPTIONS}
+    secrets = {option: draw(secrets) for option in SECRET_OPTIONS}
     args = draw(gen.monitors(name=name, full=True))
     args.pop('paused', None)
     for option in SECRET_OPTIONS:
@@ -172,6 +172,67 @@ def test_the_invocation_shows_every_argument_as_validated_and_each_secret_masked
     wrong = unmasked(out.result['invocation']['module_args'], validation.validated_parameters, secrets)
     holds(wrong == [], 'the invocation shows every argument as validated, each secret masked', wrong=wrong, module=module,
           runner=runner, args=args, shown=out.result['invocation']['module_args'])
+
+
+def hidden(text, registered):
+    """``text`` as ansible-core's display shows it (2.22 and later): each registered text, wherever it appears, hidden."""
+    for secret in sorted((each.strip() for each in registered if each.strip()), key=len, reverse=True):
+        text = text.replace(secret, '$REDACTED$')
+    return text
+
+
+@budget(20)
+@given(name=st.sampled_from(['staging web', 'shop api 2', 'prod-web eu']), data=st.data(), runner=st.sampled_from(sorted(RUNNERS)))
+def test_the_display_hides_each_long_secret_and_no_true_text(emulator, connection, name, data, runner):
+    """On an ansible-core whose display hides every text registered as a secret, wherever it appears (2.22 and later):
+    a task registers each secret it holds that is long enough to be no true text, so that the display hides it in
+    whatever shows it; and nothing of the collection's result, whose secrets the collection masks itself, is hidden
+    (a short password, a word of the monitor's name, stays shown in the name)."""
+    pytest.importorskip('ansible.module_utils.secrets')
+    from ansible.module_utils._internal._secrets import SecretMasker  # pylint: disable=import-outside-toplevel
+    secrets = st.one_of(gen.overlapping_secrets([name]), SECRETS)
+    args, by_option = data.draw(secret_monitors(name=name, secrets=secrets), label='monitor')
+    fresh(emulator)
+    registered, register = [], SecretMasker.register_secret_texts
+
+    def recording(masker, texts):
+        texts = list(texts)
+        registered.extend(texts)
+        return register(masker, texts)
+    task_args = dict(connection, _ansible_module_name='uptime.monitoring.monitor', _ansible_inject_invocation=True, **args)
+    with mock.patch.object(SecretMasker, 'register_secret_texts', recording):
+        out = RUNNERS[runner](monitor.main, task_args, diff=True)
+    holds(out.crash is None, 'the task ends with a result', crash=out.crash)
+    given_ = hidden(json.dumps(args, ensure_ascii=False), registered)
+    shown_ = [secret for secret in by_option.values() if len(secret) >= DISPLAY_SECRET_MIN_LENGTH and shown(given_, secret)]
+    holds(shown_ == [], 'the display hides each long secret a task holds', shown=shown_, registered=registered, args=args)
+    result = json.dumps(out.result, ensure_ascii=False)
+    holds(hidden(result, registered) == result, 'the display hides nothing of a result', registered=registered,
+          result=out.result, runner=runner)
+
+
+@budget(20)
+@given(entry=secret_monitors(name='shop'), no_log=st.booleans(), bad=st.booleans())
+def test_a_module_logs_its_invocation_with_no_secret(emulator, connection, entry, no_log, bad):
+    """A task run as a module records its invocation in the system log once its arguments are validated, as an
+    AnsibleModule does (none when the task is ``no_log``, none when validation refused them): every argument as the
+    result's invocation shows it, each secret masked."""
+    args, by_option = entry
+    fresh(emulator)
+    logged = []
+    task_args = dict(connection, _ansible_module_name='uptime.monitoring.monitor', _ansible_no_log=no_log, **args)
+    if 'inject_invocation' in PASS_VARS:
+        task_args['_ansible_inject_invocation'] = True
+    if bad:
+        task_args['colour'] = 'red'
+    with mock.patch('syslog.syslog', lambda *message: logged.append(message[-1])):
+        out = run_module(monitor.main, task_args)
+    holds(out.crash is None, 'the task ends with a result', crash=out.crash)
+    expected = [] if no_log or bad else ['Invoked with %s' % ' '.join('%s=%s' % item for item in out.result['invocation']['module_args'].items())]
+    holds(logged == expected, 'the system log records the invocation as shown',
+          logged=logged, expected=expected)
+    leaked = [secret for secret in [connection['api_key']] + list(by_option.values()) if shown(''.join(logged), secret)]
+    holds(leaked == [], 'the system log shows no secret', leaked=leaked, logged=logged)
 
 
 # Ways a URL may be written that the generator's URLs do not show: (what replaces https:// or is added at its end,
