@@ -16,6 +16,7 @@ from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_requ
 from ._client import HAS_REQUESTS, REQUESTS_IMPORT_ERROR, UptimeApiError
 from ._connection import CONNECTION_OPTIONS, account_zone, connect, connection_settings
 from ._engine import WrittenBeforeFailure
+from ._renamed import refuse_renamed
 from ._schema import MASK, Field, ValidationError
 from ._tasks import ensure_task, info_task
 
@@ -282,8 +283,10 @@ def _before(first, then=None):
 class UptimeModule:
     """An AnsibleModule with the connection options, a client and error handling."""
 
-    def __init__(self, argument_spec, precheck=None, schema=None, runner=None, **kwargs):
+    def __init__(self, argument_spec, precheck=None, schema=None, runner=None, renamed=None, **kwargs):
         """``precheck(params)``: raises ValidationError on arguments as given, before Ansible validates them.
+
+        ``renamed``: the module's part of ``_renamed.RENAMED``, the options renamed before the first release.
 
         ``schema``: the resource whose fields the arguments hold (at any depth), whose secret list items and
         secret parts of texts are masked in the arguments shown.
@@ -302,6 +305,8 @@ class UptimeModule:
             # The fields as given first, named as the module's own checks name them (Ansible's words name no option
             # of a list of pairs given as a string).
             precheck = _before(schema.check_as_given, precheck)
+        if renamed:  # first: an old spelling is no unknown option
+            precheck = _before(lambda params: refuse_renamed(params, renamed), precheck)
         secret_names = no_log_option_names(spec)
         self.ansible = (runner or _MaskingModule)(secret_names, fields, precheck, argument_spec=spec, **kwargs)
         self.params = self.ansible.params

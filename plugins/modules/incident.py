@@ -256,6 +256,7 @@ incident:
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._incident import INCIDENT_RESOURCE, STATE_TIMESTAMPS
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
+from ansible_collections.uptime.monitoring.plugins.module_utils._renamed import RENAMED
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import argument_spec
 
 IDENTITY = ('id', 'monitor_id', 'monitor', 'started_at')
@@ -265,7 +266,7 @@ ARGUMENT_SPEC = argument_spec(INCIDENT_RESOURCE, IDENTITY, STATES)
 
 def main(runner=None):
     module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'monitor_id', 'monitor')],
-                          mutually_exclusive=[('monitor_id', 'monitor')], runner=runner)
+                          mutually_exclusive=[('monitor_id', 'monitor')], renamed=RENAMED['incident'], runner=runner)
     module.ensure(INCIDENT_RESOURCE, IDENTITY)
 
 

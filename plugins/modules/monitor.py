@@ -325,6 +325,7 @@ monitor:
 
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_RESOURCE
+from ansible_collections.uptime.monitoring.plugins.module_utils._renamed import RENAMED
 from ansible_collections.uptime.monitoring.plugins.module_utils._tasks import argument_spec
 
 IDENTITY = ('id', 'name')
@@ -333,7 +334,8 @@ ARGUMENT_SPEC = dict(argument_spec(MONITOR_RESOURCE, IDENTITY),
 
 
 def main(runner=None):
-    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITOR_RESOURCE.schema, runner=runner)
+    module = UptimeModule(ARGUMENT_SPEC, required_one_of=[('id', 'name')], schema=MONITOR_RESOURCE.schema,
+                          renamed=RENAMED['monitor'], runner=runner)
     # The password is compared only when the service returns it: on_create leaves it to the create.
     ignore = ('request_auth_password',) if module.params['update_password'] == 'on_create' else ()
     module.ensure(MONITOR_RESOURCE, IDENTITY, ignore)

@@ -445,10 +445,12 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._bulk import (
 )
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import UptimeModule
 from ansible_collections.uptime.monitoring.plugins.module_utils._monitor import MONITOR_SCHEMA
+from ansible_collections.uptime.monitoring.plugins.module_utils._renamed import RENAMED
 
 
 def main(runner=None):
-    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR_SCHEMA, runner=runner)
+    module = UptimeModule(MONITORS_ARGSPEC, precheck=check_entries, schema=MONITOR_SCHEMA,
+                          renamed=RENAMED['monitors'], runner=runner)
     sync = MonitorSync(module.client, client_factory(module.params), module.check_mode, module.params['workers'],
                        zone=module.zone)
 
