@@ -7,6 +7,7 @@ import glob
 import os
 import re
 import subprocess
+import sys
 
 import nox
 
@@ -200,11 +201,11 @@ def molecule(session):
     session.run('molecule', 'test', '--all', env={'ANSIBLE_COLLECTIONS_PATH': stage('molecule', root=True)})
 
 
-@nox.session(python=PYTHONS[LINES[OLDEST]])
-def docs(session):
-    """docs/reference/ and CHANGELOG.rst as generated (`-- write` rewrites them), lint of module docs and fragments."""
-    session.install(*DEV)
-    staged = stage('docs')
+GENERATED = ('docs/reference', 'CHANGELOG.rst')
+
+
+def generate_docs(session, staged):
+    """docs/reference/ and CHANGELOG.rst of the staged copy ``staged``, as generated from it."""
     reference = os.path.join(staged, 'docs', 'reference')
     subprocess.run(['rm', '-rf', reference], check=True)
     os.makedirs(reference)
@@ -212,18 +213,26 @@ def docs(session):
                 '--no-add-antsibull-docs-version', '--dest-dir', reference, 'uptime.monitoring', silent=True,
                 env={'ANSIBLE_COLLECTIONS_PATH': staged.rsplit('/ansible_collections/', 1)[0]})
     session.run('python', f'{ROOT}/scripts/event_source_docs.py', staged, reference)  # antsibull-docs knows no event sources
-    version = re.search(r'^version: *(\S+)', open(f'{ROOT}/galaxy.yml', encoding='utf-8').read(), re.M).group(1)
     with session.chdir(staged):
-        released = f'\n  {version}:' in open('changelogs/changelog.yaml', encoding='utf-8').read()
-        # Until the version of galaxy.yml is released, CHANGELOG.rst previews it with the fragments.
-        command = ['generate'] if released else ['release', '--version', version, '--date', '1970-01-01']
-        session.run('antsibull-changelog', *command, silent=True)
+        session.run('antsibull-changelog', 'generate', silent=True)
+
+
+def copy_back(staged, paths):
+    for path in paths:
+        subprocess.run(['rm', '-rf', path], check=True, cwd=ROOT)
+        subprocess.run(['cp', '-R', os.path.join(staged, path), path], check=True, cwd=ROOT)
+
+
+@nox.session(python=PYTHONS[LINES[OLDEST]])
+def docs(session):
+    """docs/reference/ and CHANGELOG.rst as generated (`-- write` rewrites them), lint of module docs and fragments."""
+    session.install(*DEV)
+    staged = stage('docs')
+    generate_docs(session, staged)
     if session.posargs == ['write']:
-        for path in ('docs/reference', 'CHANGELOG.rst'):
-            subprocess.run(['rm', '-rf', path], check=True, cwd=ROOT)
-            subprocess.run(['cp', '-R', os.path.join(staged, path), path], check=True, cwd=ROOT)
+        copy_back(staged, GENERATED)
         return
-    for path in ('docs/reference', 'CHANGELOG.rst'):
+    for path in GENERATED:
         if subprocess.run(['diff', '-ru', path, os.path.join(staged, path)], cwd=ROOT, check=False).returncode:
             session.error(f'{path} is out of date (diff above): run `nox -s docs -- write` and commit the result')
     session.run('antsibull-docs', 'lint-collection-docs', '--plugin-docs', '--validate-collection-refs', 'self', staged)
@@ -232,12 +241,55 @@ def docs(session):
 
 
 @nox.session(python=PYTHONS[LINES[OLDEST]])
-def publish(session):
-    """Build the collection as Galaxy gets it and run galaxy-importer on it: any ERROR or WARNING fails."""
-    session.install('-r', 'tests/publish/requirements.txt', 'pytest')
+def release(session):
+    """The release procedure. `-- VERSION --write`: VERSION released from the work tree (its changelog, docs, a
+    commit and a tag, then the next development version in galaxy.yml, committed); without --write, a dry run of it
+    on a copy (VERSION by default the release galaxy.yml's development version leads to). Either way: the version
+    checked, no fragment left, the changelog linted, the tarball built and galaxy-importer clean on it."""
+    session.install(*DEV, '-r', 'tests/publish/requirements.txt')
+    write = '--write' in session.posargs
+    given = [arg for arg in session.posargs if arg != '--write']
+    sys.path.insert(0, os.path.join(ROOT, 'scripts'))
+    import versions  # pylint: disable=import-outside-toplevel
+    version = given[0] if given else versions.release_of(versions.galaxy_version(ROOT))
+    dirty = write and subprocess.run(['git', 'status', '--porcelain'], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+    problem = versions.release_problem(version, versions.released(ROOT)) or (dirty and 'the work tree has changes: commit them first')
+    if problem:
+        session.error(problem)
+    staged = stage('release')
+    versions.set_version(staged, version)
+    with session.chdir(staged):
+        # ansible-doc (which antsibull-changelog runs to list new plugins) finds the collection by its path.
+        session.run('antsibull-changelog', 'release', '--version', version,
+                    env={'ANSIBLE_COLLECTIONS_PATH': staged.rsplit('/ansible_collections/', 1)[0]})
+        left = sorted(glob.glob('changelogs/fragments/*'))
+        if left:
+            session.error('fragments left after the release: %s' % ', '.join(left))
+        session.run('antsibull-changelog', 'lint-changelog-yaml', 'changelogs/changelog.yaml')
+    generate_docs(session, staged)
+    publish(session, staged)
+    if not write:
+        print(f'release {version}: dry run passed (--write releases it)')
+        return
+    copy_back(staged, tuple(versions.VERSION_PLACES) + ('changelogs',) + GENERATED)
+    session.run('git', 'add', '--all', *versions.VERSION_PLACES, 'changelogs', *GENERATED, external=True)
+    session.run('git', 'commit', '-qm', f'Release {version}', external=True)
+    session.run('git', 'tag', '-a', version, '-m', f'uptime.monitoring {version}', external=True)
+    development = versions.next_development(version)
+    staged = stage('release')
+    versions.set_version(staged, development)
+    generate_docs(session, staged)
+    copy_back(staged, tuple(versions.VERSION_PLACES) + GENERATED)
+    session.run('git', 'commit', '-qam', f'Development of {development} opened', external=True)
+    print(f'released {version} (tag {version}); galaxy.yml now says {development}. Push main and the tag.')
+
+
+def publish(session, staged):
+    """Build the collection in ``staged`` as Galaxy gets it and run galaxy-importer on it: any ERROR or WARNING
+    fails; then the tests of the tarball."""
     dist = os.path.join(ROOT, 'build', 'publish')
     subprocess.run(['rm', '-rf', dist], check=True)
-    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, stage('publish'))
+    session.run('ansible-galaxy', 'collection', 'build', '--output-path', dist, staged)
     (tarball,) = glob.glob(f'{dist}/uptime-monitoring-*.tar.gz')
     with session.chdir(dist):
         log = session.run('python', '-m', 'galaxy_importer.main', tarball, silent=True,

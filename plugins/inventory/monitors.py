@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 name: monitors
 short_description: The endpoints of uptime monitors as hosts, grouped by monitor status
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Makes a host of each endpoint that the monitors of a phpUptime account check, named after the host name of the
     monitors' URL; the monitors of one endpoint make one host (or each monitor its own, see O(host_names)).

@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 name: incidents
 short_description: The incidents of an account, for templates and conditions
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Returns the incidents M(uptime.monitoring.incident_info) would, one incident an item, with the same filters,
     time bounds and O(fields), so that a C(when:) or a template needs no task to register them first.

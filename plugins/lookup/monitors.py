@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 name: monitors
 short_description: The monitors of an account, for templates and conditions
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Returns the monitors M(uptime.monitoring.monitor_info) would, one monitor an item, with the same filters and
     O(fields), so that a C(when:) or a template needs no task to register them first.

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: incident
 short_description: Ensure an incident of a monitor is present or absent
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Opens, updates (acknowledges, resolves, comments on) or deletes one incident, a recorded period of trouble of a
     monitor. O(state) says what the incident should be; the service derives RV(incident.status) from its times.

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: monitor
 short_description: Ensure a monitor of the uptime-monitoring service is present or absent
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Creates, updates or deletes one monitor (a URL checked at an interval).
   - The monitor is found by O(id) when given, otherwise by its exact O(name).

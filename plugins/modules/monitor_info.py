@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: monitor_info
 short_description: Read monitors of the uptime-monitoring service
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Lists monitors with the service's filters and sorting, reading every page by default.
   - Reads one monitor by O(id) or by O(name); one that is not found gives an empty list, not a failure.

@@ -8,7 +8,7 @@ from __future__ import annotations
 DOCUMENTATION = r'''
 module: monitors
 short_description: Sync many monitors of the uptime-monitoring service in one task
-version_added: 0.1.0
+version_added: 1.0.0
 description:
   - Manages a whole list of monitors in one task, in the style of Ansible resource modules (O(state=merged),
     V(replaced), V(overridden), V(deleted), V(gathered)).

@@ -21,7 +21,13 @@ if os.path.join(REPO_ROOT, 'tests') not in sys.path:
 
 from emulator.control import OTHER_KEY, PRIMARY_KEY, Emulator  # noqa: E402  pylint: disable=wrong-import-position
 
-__all__ = ['OTHER_KEY', 'PRIMARY_KEY', 'Emulator']
+sys.path.insert(0, os.path.join(REPO_ROOT, 'scripts'))
+import versions  # noqa: E402  # pylint: disable=wrong-import-position
+
+# The version a build of this work tree ships as: the release galaxy.yml's development version leads to.
+RELEASE_VERSION = versions.release_of(versions.galaxy_version(REPO_ROOT))
+
+__all__ = ['OTHER_KEY', 'PRIMARY_KEY', 'Emulator', 'versions']
 
 RECAP = re.compile(r'^(?P<host>\S+)\s+: ok=(?P<ok>\d+)\s+changed=(?P<changed>\d+)\s+unreachable=(?P<unreachable>\d+)\s+'
                    r'failed=(?P<failed>\d+)', re.MULTILINE)

@@ -31,6 +31,7 @@ from ecosystem_support import (
     APPENDED,
     BIN,
     PRIMARY_KEY,
+    RELEASE_VERSION,
     REPO_ROOT,
     STAGED,
     RECAP,
@@ -182,7 +183,7 @@ def sources_of(rulebook):
 def galaxy_install(run, block, galaxy, collection):
     """``ansible-galaxy collection install uptime.monitoring``, or the requirements.yml installed with the command the
     README gives for it, from the test's Galaxy server (ANSIBLE_GALAXY_SERVER): the collection of this work tree is
-    installed, at galaxy.yml's version."""
+    installed, at the version of the release it leads to (RELEASE_VERSION)."""
     installed = os.path.join(run.workdir, 'collections')
     env = run.environment(extra=dict(ANSIBLE_GALAXY_SERVER=galaxy.url, ANSIBLE_COLLECTIONS_PATH=installed, ANSIBLE_GALAXY_SERVER_LIST='',
                                      ANSIBLE_GALAXY_CACHE_DIR=os.path.join(run.workdir, 'galaxy-cache'),
@@ -194,7 +195,7 @@ def galaxy_install(run, block, galaxy, collection):
         run_shell_block(run, block, env=env)
     with open(os.path.join(installed, 'ansible_collections', 'uptime', 'monitoring', 'MANIFEST.json'), encoding='utf-8') as handle:
         info = json.load(handle)['collection_info']
-    assert [info[key] for key in ('namespace', 'name', 'version')] == [collection[key] for key in ('namespace', 'name', 'version')]
+    assert [info[key] for key in ('namespace', 'name', 'version')] == [collection['namespace'], collection['name'], RELEASE_VERSION]
     assert galaxy.download_path in galaxy.requests
 
 
@@ -712,7 +713,7 @@ def collection():
 @pytest.fixture(scope='session')
 def galaxy(collection_tarball, collection):  # pylint: disable=redefined-outer-name
     """A Galaxy server holding the collection, built once from the staged copy as `build` builds it."""
-    server = GalaxyServer(collection['namespace'], collection['name'], collection['version'], collection_tarball)
+    server = GalaxyServer(collection['namespace'], collection['name'], RELEASE_VERSION, collection_tarball)
     yield server
     server.stop()
 
