@@ -7,8 +7,6 @@ from __future__ import annotations
 import os
 import re
 
-import yaml
-
 RELEASE = re.compile(r'(\d+)\.(\d+)\.(\d+)')
 VERSION_LINE = re.compile(r'^version: *(\S+) *$', re.M)
 
@@ -43,8 +41,10 @@ def set_version(root, version):
 
 
 def released(root):
+    """The released versions, as changelogs/changelog.yaml files them (the keys of ``releases``: read without a YAML
+    parser, which the virtualenv running nox lacks)."""
     with open(os.path.join(root, 'changelogs', 'changelog.yaml'), encoding='utf-8') as handle:
-        return sorted((yaml.safe_load(handle) or {}).get('releases') or {})
+        return sorted(re.findall(r"^  '?(\d+\.\d+\.\d+[^:'\s]*)'?:\s*$", handle.read(), re.M))
 
 
 def release_of(development):
