@@ -31,7 +31,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without requests
     HAS_REQUESTS = False
     REQUESTS_IMPORT_ERROR = exc
 
-COLLECTION_VERSION = '1.0.0'
+COLLECTION_VERSION = '1.1.0-dev0'
 USER_AGENT = 'uptime.monitoring/%s (Ansible collection)' % COLLECTION_VERSION
 API_PREFIX = '/api/v1'
 
