@@ -262,7 +262,7 @@ def release(session):
         # ansible-doc (which antsibull-changelog runs to list new plugins) finds the collection by its path.
         session.run('antsibull-changelog', 'release', '--version', version,
                     env={'ANSIBLE_COLLECTIONS_PATH': staged.rsplit('/ansible_collections/', 1)[0]})
-        left = sorted(glob.glob('changelogs/fragments/*'))
+        left = sorted(glob.glob('changelogs/fragments/*.y*ml'))
         if left:
             session.error('fragments left after the release: %s' % ', '.join(left))
         session.run('antsibull-changelog', 'lint-changelog-yaml', 'changelogs/changelog.yaml')
