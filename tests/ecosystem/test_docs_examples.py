@@ -46,6 +46,7 @@ from ecosystem_support import (
     plain,
     seed_inventory_account,
     stamp,
+    versions,
 )
 
 # The key of no account: the runs of a block that sets its own api_key get it in UPTIME_API_KEY, so that they
@@ -310,6 +311,30 @@ def benchmark_commands(run, block):  # pylint: disable=unused-argument
     for command in command_lines(block.text):
         for part in command.split('&&'):
             script_accepts(part.strip())
+
+
+def release_command(run, block):
+    """The release, run as written in a fresh clone of the repository (its tags too), with the version of the release
+    galaxy.yml leads to in place of the one written: the release's commit and tag, the changelog holding it with no
+    fragment left, then the next development version committed."""
+    (command,) = command_lines(block.text)
+    written = re.search(r'-- (\S+) --write$', command).group(1)
+    clone = os.path.join(run.workdir, 'clone')
+    subprocess.run(['git', 'clone', '-q', REPO_ROOT, clone], check=True, timeout=120)
+    identity = dict(GIT_AUTHOR_NAME='release test', GIT_AUTHOR_EMAIL='release@example.com', GIT_COMMITTER_NAME='release test',
+                    GIT_COMMITTER_EMAIL='release@example.com')
+    released = subprocess.run(command.replace(written, RELEASE_VERSION), shell=True, cwd=clone, env=dict(os.environ, **identity),
+                              capture_output=True, text=True, timeout=900, stdin=subprocess.DEVNULL, check=False)
+    assert released.returncode == 0, released.stdout[-3000:] + released.stderr[-3000:]
+
+    def git(*args):
+        return subprocess.run(['git', *args], cwd=clone, capture_output=True, text=True, check=True).stdout.strip()
+    assert git('log', '--format=%s', '-2').splitlines() == [
+        'Development of %s opened' % versions.next_development(RELEASE_VERSION), 'Release %s' % RELEASE_VERSION]
+    assert git('rev-list', '-n', '1', RELEASE_VERSION) == git('rev-parse', 'HEAD~1')
+    assert versions.galaxy_version(clone) == versions.next_development(RELEASE_VERSION)
+    assert RELEASE_VERSION in versions.released(clone)
+    assert [name for name in os.listdir(os.path.join(clone, 'changelogs', 'fragments')) if name.endswith(('.yml', '.yaml'))] == []
 
 
 def ansible_test_by_hand(run, block):  # pylint: disable=unused-argument
@@ -659,6 +684,7 @@ CLAIMS = [
     Claim('README.md', './scripts/demo.sh', ci_commands),
     Claim('CONTRIBUTING.md', './scripts/demo.sh', ci_commands),
     Claim('CONTRIBUTING.md', './scripts/test.sh -s benchmark -- run.py --update-doc', benchmark_commands),
+    Claim('CONTRIBUTING.md', './scripts/test.sh -s release -- 1.1.0 --write', release_command),
     Claim('CONTRIBUTING.md', './scripts/test.sh -s units-2.19 --install-only && ./scripts/stage-collection.sh',
           ansible_test_by_hand),
     Claim('docs/eda.md', '- name: React to phpUptime', rulebook_sample),
