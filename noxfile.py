@@ -154,7 +154,8 @@ pytest_session('laws', ['-n', '2', 'tests/laws'], 'The promises as laws over gen
 
 @nox.session(python=PYTHONS[LINES[OLDEST]])
 def benchmark(session):
-    """A small run of the benchmarks (tests/benchmark): counts checked, times printed (`-- run.py ARGS`, `-- events.py ARGS` or `-- tasks.py ARGS`)."""
+    """A small run of the benchmarks (tests/benchmark): counts checked, times printed (`-- run.py ARGS`, `-- events.py ARGS`,
+    `-- tasks.py ARGS` or `-- lookups.py ARGS`)."""
     session.install(*DEV)
     if session.posargs:
         session.run('python', f'tests/benchmark/{session.posargs[0]}', *session.posargs[1:])
@@ -162,6 +163,7 @@ def benchmark(session):
     session.run('python', 'tests/benchmark/run.py', '--n', '4', '--collections-path', stage('benchmark', root=True))
     session.run('python', 'tests/benchmark/events.py', '--sizes', '100', '--scale', '60', '--no-busy')
     session.run('python', 'tests/benchmark/tasks.py', '--runs', '1', '--collections-path', stage('benchmark', root=True))
+    session.run('python', 'tests/benchmark/lookups.py', '--hosts', '20', '--monitors', '200', '--collections-path', stage('benchmark', root=True))
 
 
 for line in ENDS:

@@ -71,3 +71,27 @@ options:
     env:
       - name: UPTIME_VALIDATE_CERTS
 '''
+
+    # For the lookups, with PLUGINS above: a task's variables name the account too (module_defaults never reaches a
+    # lookup), a variable winning over the environment. The inventory plugin reads no task variables.
+    LOOKUPS = r'''
+options:
+  api_url:
+    vars:
+      - name: uptime_api_url
+  api_key:
+    vars:
+      - name: uptime_api_key
+  validate_certs:
+    vars:
+      - name: uptime_validate_certs
+  ca_path:
+    vars:
+      - name: uptime_ca_path
+  timeout:
+    vars:
+      - name: uptime_timeout
+  retries:
+    vars:
+      - name: uptime_retries
+'''

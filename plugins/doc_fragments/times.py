@@ -32,3 +32,11 @@ options:
     env:
       - name: UPTIME_ACCOUNT_TIMEZONE
 '''
+
+    # For the lookups, with PLUGINS above (see connection.py's LOOKUPS).
+    LOOKUPS = r'''
+options:
+  account_timezone:
+    vars:
+      - name: uptime_account_timezone
+'''

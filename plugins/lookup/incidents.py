@@ -18,9 +18,12 @@ author:
 extends_documentation_fragment:
   - uptime.monitoring.connection
   - uptime.monitoring.connection.plugins
+  - uptime.monitoring.connection.lookups
+  - uptime.monitoring.lookup_cache
   - uptime.monitoring.info.incidents
   - uptime.monitoring.times
   - uptime.monitoring.times.plugins
+  - uptime.monitoring.times.lookups
 notes:
   - Use C(query()) (or C(lookup(..., wantlist=true))) to get a list, also of one incident.
 seealso:

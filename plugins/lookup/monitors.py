@@ -17,6 +17,8 @@ author:
 extends_documentation_fragment:
   - uptime.monitoring.connection
   - uptime.monitoring.connection.plugins
+  - uptime.monitoring.connection.lookups
+  - uptime.monitoring.lookup_cache
   - uptime.monitoring.info.monitors
 notes:
   - Use C(query()) (or C(lookup(..., wantlist=true))) to get a list, also of one monitor.

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import re
 
 from ._resource import NameMatcher, Resource
@@ -22,6 +21,8 @@ from ._schema import (
     mask_url,
     record_id,
     timestamp_or_text,
+    host_problem,
+    unencoded_user_info,
     url_authority,
     url_secret_spans,
     to_text,
@@ -59,31 +60,11 @@ def url_problem(value, max_length):
     if authority is None or value.split(':', 1)[0].lower() not in ('http', 'https'):
         return 'must be an http:// or https:// URL: it starts with neither'
     start, at, end = authority
-    host = value[at + 1 if at != -1 else start:end]
-    if host.startswith('['):
-        address, bracket, port = host[1:].partition(']')
-        if not bracket:
-            return 'the host %s lacks the ] that closes an IPv6 address' % host
-        try:
-            ipaddress.IPv6Address(address)
-        except ValueError:
-            return 'the host [%s] is not an IPv6 address' % address
-        if port and not port.startswith(':'):
-            return 'the host [%s] is followed by %s, not by a port' % (address, port)
-        port = port[1:]
-    else:
-        name, colon, port = host.partition(':')
-        if not name:
-            return 'must be an http:// or https:// URL with a host'
-        # A single trailing dot marks a fully qualified name; any other empty label is refused.
-        if '' in (name[:-1] if name.endswith('.') else name).split('.'):
-            return 'the host %s has an empty label (nothing before its first dot or between two dots)' % name
-        if colon and not port:
-            port = ':'
-    if port and not port.isdigit():
-        # What follows the colon is not quoted: it may be a password that holds a character it should have encoded.
-        return 'the port after the host %s must be a number' % host.rpartition(':')[0]
-    return None
+    problem = host_problem(value[at + 1 if at != -1 else start:end])
+    if problem and unencoded_user_info(value) is not None:
+        # Neither the host nor what may be a password is quoted: the host as written may hold part of one.
+        return 'its user-info must have a ?, # or / of its password percent-encoded (%3F, %23, %2F)'
+    return problem
 
 
 def check_url(value):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import ipaddress
 import re
 import threading
 from urllib.parse import unquote_plus, urlsplit
@@ -322,24 +323,62 @@ def mask_sensitive_header(item):
 
 
 def url_authority(url):
-    """``(start, at, end)`` of the authority of ``url`` after its ``scheme://``: its user-info is ``url[start:at]``
-    (``at`` is -1 without one) and its host and port ``url[at + 1 or start:end]``; None without a scheme.
-
-    A password may hold a ``?`` or ``#`` it should have encoded: an ``@`` after one, before the first ``/``, still
-    ends the user-info when a ``:`` comes before it, so that such a password is never taken for the host or a query.
-    """
+    """``(start, at, end)`` of the authority of ``url`` after its ``scheme://``, as RFC 3986 reads it (and the
+    service): it ends at the first ``/``, ``?`` or ``#``; its user-info is ``url[start:at]``, up to its last ``@``
+    (``at`` is -1 without one), and its host and port ``url[at + 1 or start:end]``. None without a scheme."""
     scheme = re.match(r'[A-Za-z][A-Za-z0-9+.-]*://', url)
     if not scheme:
         return None
     start = scheme.end()
+    end = min([position for position in (url.find(char, start) for char in '/?#') if position != -1] + [len(url)])
+    return start, url.rfind('@', start, end), end
 
-    def first(chars, begin):
-        return min([position for position in (url.find(char, begin) for char in chars) if position != -1] + [len(url)])
-    at = url.rfind('@', start, first('/?#', start))
-    if at == -1:
-        late = url.rfind('@', start, first('/', start))
-        at = late if late != -1 and ':' in url[start:late] else -1
-    return start, at, first('/?#', at + 1 if at != -1 else start)
+
+def host_problem(host):
+    """Why the service's URL rule (the framework's ``url`` rule) refuses ``host``, a URL's host and port as its
+    authority ends, or None: an empty host or label, an IPv6 address unclosed or wrong, a port of other than digits.
+    The reason shows the host, never what follows its colon: it may be a password."""
+    if host.startswith('['):
+        address, bracket, port = host[1:].partition(']')
+        if not bracket:
+            return 'the host %s lacks the ] that closes an IPv6 address' % host
+        try:
+            ipaddress.IPv6Address(address)
+        except ValueError:
+            return 'the host [%s] is not an IPv6 address' % address
+        if port and not port.startswith(':'):
+            return 'the host [%s] is followed by %s, not by a port' % (address, port)
+        port = port[1:]
+    else:
+        name, colon, port = host.partition(':')
+        if not name:
+            return 'must be an http:// or https:// URL with a host'
+        # A single trailing dot marks a fully qualified name; any other empty label is refused.
+        if '' in (name[:-1] if name.endswith('.') else name).split('.'):
+            return 'the host %s has an empty label (nothing before its first dot or between two dots)' % name
+        if colon and not port:
+            port = ':'
+    if port and not port.isdigit():
+        return 'the port after the host %s must be a number' % host.rpartition(':')[0]
+    return None
+
+
+def unencoded_user_info(url):
+    """The end (its ``@``) of a user-info whose password holds a ``?``, ``#`` or ``/`` it should have encoded, or
+    None: a URL whose authority, as RFC 3986 reads it, is no host the service takes (``admin:p``: what follows the
+    colon is no port), with an ``@`` after it (``https://admin:p?w@host/``, ``https://admin:p/w@host/``): its last
+    ``@``. The service refuses such a URL, and so does the collection: its masked form is only ever shown in a
+    refusal, where hiding more than the password hides nothing kept."""
+    authority = url_authority(url)
+    if authority is None:
+        return None
+    start, at, end = authority
+    host = url[at + 1 if at != -1 else start:end]
+    late = url.rfind('@', end)
+    # A bracketed IPv6 host is no user name: a user-info holds no [.
+    if host.startswith('[') or host_problem(host) is None or late == -1:
+        return None
+    return late
 
 
 def url_secret_spans(url):
@@ -347,13 +386,17 @@ def url_secret_spans(url):
     each query parameter whose name looks secret. Read from the text itself, so that a malformed URL cannot raise.
 
     User-info with a password shows its user name and hides the password; without one (``token@``, or ``token:@``
-    with an empty password) the user name is the credential, a token, and is hidden whole.
+    with an empty password) the user name is the credential, a token, and is hidden whole. A password that holds a
+    character it should have encoded (see :func:`unencoded_user_info`) is hidden up to the ``@`` that ends it.
     """
     url = str(url)
     authority = url_authority(url)
     if authority is None:
         return []
     start, at, end = authority
+    late = unencoded_user_info(url)
+    if late is not None:
+        at, end = late, late + 1
     spans = []
     colon = url.find(':', start, at)  # without user-info (at is -1), neither span below is taken
     if colon != -1 and colon + 1 < at:

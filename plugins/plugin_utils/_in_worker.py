@@ -39,9 +39,10 @@ from ansible.utils.display import Display
 # imports are paid once a run. A controller without requests still loads the plugin (the client guards its import);
 # its tasks then run as modules, which fail with the module's own message.
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV, account_fingerprint
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import check_as_given, secrets_as_given, shown_arguments, task_result
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
+from ansible_collections.uptime.monitoring.plugins.plugin_utils._lookup_cache import forget
 
 display = Display()
 
@@ -132,12 +133,13 @@ def plain(value, direction, core):
 
 
 class TaskEnded(BaseException):
-    """The end of a task run in the worker, carrying its result: a BaseException, as sys.exit ends a module, so that
-    a module's catch of unexpected errors lets it pass."""
+    """The end of a task run in the worker, carrying its result and the arguments it ran with: a BaseException, as
+    sys.exit ends a module, so that a module's catch of unexpected errors lets it pass."""
 
-    def __init__(self, result):
+    def __init__(self, result, params=None):
         super().__init__()
         self.result = result
+        self.params = params or {}
 
 
 class WorkerRunner:
@@ -189,7 +191,7 @@ class WorkerRunner:
         self._warnings.append(warning)
 
     def exit_json(self, **result):
-        raise TaskEnded(self._formatted(result))
+        raise TaskEnded(self._formatted(result), self.params)
 
     def fail_json(self, msg, exception=None, **result):
         result.update(failed=True, msg=str(msg))
@@ -197,7 +199,7 @@ class WorkerRunner:
             result['exception'] = str(exception) if exception is not None else traceback.format_exc() \
                 if sys.exc_info()[1] is not None else 'Traceback (most recent call last):\n%sMessage: %s\n' % (
                     ''.join(traceback.format_stack()), msg)
-        raise TaskEnded(self._formatted(result))
+        raise TaskEnded(self._formatted(result), self.params)
 
     def _formatted(self, result):
         result = task_result(result, self.params, self._shown_arguments, self.no_log_values)
@@ -254,6 +256,8 @@ class ModuleInWorker(NormalAction):
             try:
                 self.module.main(runner=WorkerRunner.bound(module_args, core))
             except TaskEnded as ended:
+                if ended.result.get('changed') and ended.params.get('api_url') and ended.params.get('api_key'):
+                    forget(account_fingerprint(ended.params))  # a lookup after this task reads its write
                 return ended.result
         raise AnsibleActionFail('%s ended without a result' % self._task.action)
 

@@ -287,7 +287,8 @@ def ci_commands(run, block):  # pylint: disable=unused-argument
 # The benchmarks of tests/benchmark, and the small form of each that CI runs (the session benchmark of noxfile.py).
 BENCHMARKS = {'run.py': r"'tests/benchmark/run\.py', '--n', '\d+'",
               'events.py': r"'tests/benchmark/events\.py', '--sizes', '\d+', '--scale', '\d+', '--no-busy'",
-              'tasks.py': r"'tests/benchmark/tasks\.py', '--runs', '\d+'"}
+              'tasks.py': r"'tests/benchmark/tasks\.py', '--runs', '\d+'",
+              'lookups.py': r"'tests/benchmark/lookups\.py', '--hosts', '\d+', '--monitors', '\d+'"}
 
 
 def script_accepts(command):

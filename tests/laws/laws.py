@@ -6,9 +6,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import shutil
+import tempfile
 import zoneinfo
 
 from hypothesis import HealthCheck, settings
+
+from ansible import constants as C
 
 from emulator.control import PRIMARY_KEY
 from module_runner import run_module
@@ -28,8 +32,19 @@ def budget(ci_examples, **more):
     return settings(max_examples=deep if deep > 100 else ci_examples, **dict(LAW, **more))
 
 
+def new_run():
+    """The temporary directory of a new run of Ansible (``local_tmp``, where the lookups keep what they read), the
+    last one removed: what a lookup kept is of an account that is no more."""
+    last, C.DEFAULT_LOCAL_TMP = C.DEFAULT_LOCAL_TMP, tempfile.mkdtemp(prefix='uptime-run-')
+    if getattr(new_run, 'made', None) == last:
+        shutil.rmtree(last, ignore_errors=True)
+    new_run.made = C.DEFAULT_LOCAL_TMP
+
+
 def fresh(emulator, zone=None, ignore_case=False, clock=0, stored=(), incidents=()):
-    """An account of ``zone`` holding ``stored`` monitors (service fields) and ``incidents``, nothing logged."""
+    """An account of ``zone`` holding ``stored`` monitors (service fields) and ``incidents``, nothing logged, in a
+    new run of Ansible."""
+    new_run()
     emulator.wait_idle()
     emulator.reset()
     if zone:

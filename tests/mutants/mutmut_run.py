@@ -30,7 +30,7 @@ REPORT = os.path.join(ROOT, 'tests', 'output', 'mutmut', 'report.md')
 SCOPE = {
     'plugins/plugin_utils/_in_worker.py': ['*'],
     'plugins/module_utils/_module.py': ['x_shown_arguments', 'x_secrets_as_given', 'x_check_as_given', 'xǁ_MaskingModuleǁ*'],
-    'plugins/module_utils/_schema.py': ['x_is_sensitive_name', 'x_mask_sensitive_header', 'x_url_authority',
+    'plugins/module_utils/_schema.py': ['x_is_sensitive_name', 'x_mask_sensitive_header', 'x_url_authority', 'x_unencoded_user_info', 'x_host_problem',
                                         'x_url_secret_spans', 'x_mask_spans', 'x_mask_url', 'xǁFieldǁmask',
                                         'xǁFieldǁ_masked_item', 'xǁFieldǁmasked_group', 'xǁFieldǁis_masked_item',
                                         'xǁFieldǁholds_mask', 'xǁFieldǁsecret_values'],

@@ -1,0 +1,30 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, uptime.monitoring contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+
+    # What the lookups share beyond the connection: how long what one read serves again.
+    DOCUMENTATION = r'''
+options:
+  cache_seconds:
+    description:
+      - "How long, in seconds, what a lookup read serves the same lookup again within one run, for every host and
+        every fork of Ansible: one read of the account however many hosts ask (a C(when:) on 200 hosts, play
+        variables that Ansible evaluates again for each task). V(0) reads the service each time."
+      - Kept in the run's private temporary directory (Ansible's C(local_tmp), removed when the run ends), by
+        account and every option of the lookup; forks asking at once wait for the one that reads.
+      - A task of the collection's modules that changes the account from Ansible's worker (on the controller, the
+        usual case, see the README) forgets what was kept for it, so that a lookup after it reads its write. A module
+        run elsewhere (C(become), C(async), another host or Python), another run, the service's UI or another
+        client cannot; their writes are seen at the latest after this bound.
+    type: float
+    default: 30
+    env:
+      - name: UPTIME_LOOKUP_CACHE_SECONDS
+    vars:
+      - name: uptime_lookup_cache_seconds
+'''
