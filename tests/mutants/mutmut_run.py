@@ -50,7 +50,8 @@ def patterns():
 
 def configure():
     """Stage the collection and write mutmut's configuration beside it."""
-    subprocess.run(['rm', '-rf', os.path.join(WORK, 'ansible_collections')], check=True)
+    # mutmut copies the files it finds into mutants/ and never removes one: a file gone from the tree would stay.
+    subprocess.run(['rm', '-rf', os.path.join(WORK, 'ansible_collections'), os.path.join(WORK, 'mutants')], check=True)
     subprocess.run([os.path.join(ROOT, 'scripts', 'stage-collection.sh'), WORK], check=True, stdout=subprocess.DEVNULL)
     lines = ['[mutmut]', 'source_paths =']
     lines += ['    %s/%s' % (COLLECTION, path) for path in SCOPE]
