@@ -17,10 +17,12 @@ options:
         variables that Ansible evaluates again for each task). V(0) reads the service each time."
       - Kept in the run's private temporary directory (Ansible's C(local_tmp), removed when the run ends), by
         account and every option of the lookup; forks asking at once wait for the one that reads.
-      - A task of the collection's modules that changes the account from Ansible's worker (on the controller, the
-        usual case, see the README) forgets what was kept for it, so that a lookup after it reads its write. A module
-        run elsewhere (C(become), C(async), another host or Python), another run, the service's UI or another
-        client cannot; their writes are seen at the latest after this bound.
+      - A task of the collection's modules that reports a change makes the next lookup of its account read again,
+        where the controller can tell the account (the task's O(api_url) and O(api_key), else its C(environment) or,
+        on the controller, the controller's). What changes the account otherwise (an C(async) task, another run, the
+        service's web interface, another client) is seen at the latest after this bound.
+      - A failed read is kept too, for the same bound, so that the forks waiting for it fail at once. Where the
+        directory cannot be used (no file locks, a full disk), the lookup reads the service each time.
     type: float
     default: 30
     env:

@@ -387,7 +387,8 @@ def url_secret_spans(url):
 
     User-info with a password shows its user name and hides the password; without one (``token@``, or ``token:@``
     with an empty password) the user name is the credential, a token, and is hidden whole. A password that holds a
-    character it should have encoded (see :func:`unencoded_user_info`) is hidden up to the ``@`` that ends it.
+    character it should have encoded (see :func:`unencoded_user_info`) is hidden up to the ``@`` that may end it, and
+    with it all before, unless that is a user name.
     """
     url = str(url)
     authority = url_authority(url)
@@ -395,11 +396,16 @@ def url_secret_spans(url):
         return []
     start, at, end = authority
     late = unencoded_user_info(url)
-    if late is not None:
-        at, end = late, late + 1
     spans = []
     colon = url.find(':', start, at)  # without user-info (at is -1), neither span below is taken
-    if colon != -1 and colon + 1 < at:
+    if late is not None:
+        # A user name holds none of @ / ? #: where what comes before the first colon does, it is no user name, and
+        # all up to the last @ is hidden.
+        colon = url.find(':', start, late)
+        named = colon != -1 and not any(char in url[start:colon] for char in '@/?#')
+        spans.append((colon + 1, late) if named else (start, late))
+        end = late + 1
+    elif colon != -1 and colon + 1 < at:
         spans.append((colon + 1, at))
     elif at > start:
         spans.append((start, at))

@@ -132,6 +132,13 @@ def plain(value, direction, core):
                       cls=core.get_module_decoder(PROFILE, direction))
 
 
+def forget_written(result, params):
+    """After a task that changed the account ``params`` name (``api_url``, ``api_key``), forget what the lookups
+    kept of it, so that a lookup after the task reads its write."""
+    if result.get('changed') and params.get('api_url') and params.get('api_key'):
+        forget(account_fingerprint(params))
+
+
 class TaskEnded(BaseException):
     """The end of a task run in the worker, carrying its result and the arguments it ran with: a BaseException, as
     sys.exit ends a module, so that a module's catch of unexpected errors lets it pass."""
@@ -248,7 +255,13 @@ class ModuleInWorker(NormalAction):
                                  missing=missing, environment=environment)
         if refusal is not None:
             display.vvv('%s runs as a module: %s' % (self._task.action, refusal))
-            return super().run(tmp, task_vars)
+            result = super().run(tmp, task_vars)
+            # The account as the module read it, where the controller can tell: its arguments, else the task's
+            # environment or (on this machine) the controller's.
+            given = dict(os.environ) if getattr(self._connection, 'transport', None) in LOCAL_TRANSPORTS else {}
+            given.update(environment)
+            forget_written(result, {name: self._task.args.get(name) or given.get(CONNECTION_ENV[name]) for name in ('api_url', 'api_key')})
+            return result
         display.vvv('%s runs inside the worker' % self._task.action)
         module_args = dict(self._task.args)
         self._update_module_args(self._task.action, module_args, task_vars)
@@ -256,8 +269,7 @@ class ModuleInWorker(NormalAction):
             try:
                 self.module.main(runner=WorkerRunner.bound(module_args, core))
             except TaskEnded as ended:
-                if ended.result.get('changed') and ended.params.get('api_url') and ended.params.get('api_key'):
-                    forget(account_fingerprint(ended.params))  # a lookup after this task reads its write
+                forget_written(ended.result, ended.params)
                 return ended.result
         raise AnsibleActionFail('%s ended without a result' % self._task.action)
 

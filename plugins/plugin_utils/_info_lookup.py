@@ -55,16 +55,20 @@ class InfoLookup(LookupBase):
         client = connect(settings)
 
         def read():
-            zone = account_zone(client, settings.get('account_timezone')) if self.reads_times else None
-            return info_task(self.resource, client, checked.validated_parameters, zone)[self.resource.plural]
+            """The records, or the failure met, as ``{'failed': message}``: the forks asking the same get it too."""
+            try:
+                zone = account_zone(client, settings.get('account_timezone')) if self.reads_times else None
+                return info_task(self.resource, client, checked.validated_parameters, zone)[self.resource.plural]
+            except ValidationError as exc:
+                return {'failed': str(exc)}
+            except UptimeApiError as exc:
+                return {'failed': client.redact(str(exc))}
         # Every option but the key (the fingerprint stands for it) names what was read.
         options = [self.resource.plural, checked.validated_parameters, {key: value for key, value in settings.items() if key != 'api_key'}]
-        try:
-            return kept_read(account_fingerprint(settings), options, self.get_option('cache_seconds'), read)
-        except ValidationError as exc:
-            raise AnsibleLookupError('%s: %s' % (name, exc)) from None
-        except UptimeApiError as exc:
-            raise AnsibleLookupError('%s: %s' % (name, client.redact(str(exc)))) from None
+        found = kept_read(account_fingerprint(settings), options, self.get_option('cache_seconds'), read)
+        if isinstance(found, dict):
+            raise AnsibleLookupError('%s: %s' % (name, found['failed']))
+        return found
 
     def _declared_variables(self, variables):
         """The variables the options declare (``uptime_api_key``, ...), templated as a task's are: a play's

@@ -60,12 +60,17 @@ def same_host(host):
 @example(drawn=('https://shop.example.com:8443?notify=ops@', None)).via('issue 55 item 3: a query ending in @')
 @example(drawn=('https://admin:p?w#d@host.example.com/', 'p?w#d')).via('a password with a raw ? and #: refused, masked')
 @example(drawn=('https://admin:p/w@host.example.com/', 'p/w')).via('a password with a raw /: refused, masked')
+@example(drawn=('https://ghp_Secr3tT0ken@status.example.com:/search?q=author:me@example.com', None)).via(
+    'a token before a host with an empty port and an @ in the query: refused, the token masked')
 def test_the_collection_reads_a_url_as_the_service_does_and_shows_no_credential(drawn):
     url, password = drawn
     accepted, problem = valid_url(url, 2048), url_problem(url, 2048)
     holds(accepted == (problem is None), 'the collection refuses what the service refuses, and only that', url=url, problem=problem)
     shown = URL_FIELD.mask(url)
-    if not accepted:  # what may be a password, as written, is shown nowhere
+    if not accepted:  # what may be a password or a token, as written, is shown nowhere
+        user_info = URL_AUTHORITY_PATTERN.match(url).group(1).rpartition('@')[0]
+        if user_info and ':' not in user_info:
+            holds('%s@' % user_info not in shown, 'no token of a refused URL is shown', url=url, shown=shown)
         if password:
             holds(':%s@' % password not in shown, 'no password of a refused URL is shown', url=url, shown=shown)
             # A password of fewer than three letters or digits may be a word of the message (the host, the advice).
