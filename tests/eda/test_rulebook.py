@@ -443,3 +443,43 @@ def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_co
     os.makedirs(OUTPUT, exist_ok=True)
     with open(os.path.join(OUTPUT, 'figures.json'), 'w', encoding='utf-8') as handle:
         json.dump(FIGURES, handle, indent=2)
+
+
+def test_a_rotated_key_or_an_upgrade_carries_on_and_sends_what_happened_meanwhile(emulator, running, env, tmp_path):
+    """Issue 56: the source is stopped; meanwhile the monitor goes offline, and either the account's key is rotated or
+    the state file is one that version 5 wrote (it knew the account by its key). Started again on the same state file,
+    with the new key, or after the upgrade, it carries on: the gap's events are sent, and no new baseline is made."""
+    # Imported here: the benchmark of the event source imports this file without the collection on its path.
+    from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_fingerprint  # pylint: disable=import-outside-toplevel
+    web = create_monitor(emulator, 'web')
+    emulator.check(web, 'online')
+    state_file = str(tmp_path / 'uptime-events.json')
+    for case in ('rotated key', 'state of version 5'):
+        rulebook = running(make_rulebook(state_file=state_file))
+        wait_polls(emulator)
+        rulebook.stop()
+        before = len(rulebook.actions())
+        emulator.check(web, 'offline' if case == 'rotated key' else 'online')
+        key = env['UPTIME_API_KEY']
+        if case == 'rotated key':
+            emulator.rotate_key(PRIMARY_KEY, 'test-key-rotated-5150')
+            env['UPTIME_API_KEY'] = 'test-key-rotated-5150'
+        else:
+            with open(state_file, encoding='utf-8') as handle:
+                state = json.load(handle)
+            state.update(version=5, account=account_fingerprint({'api_url': emulator.url, 'api_key': key}))
+            with open(state_file, 'w', encoding='utf-8') as handle:
+                json.dump(state, handle)
+        try:
+            restarted = running(make_rulebook(state_file=state_file))
+            got = sorted((action['type'], action['monitor'], action['status']) for dummy, action in restarted.wait_actions(2))
+            expected = [('incident_opened', str(web), 'unresolved'), ('monitor_status_changed', str(web), 'offline')] \
+                if case == 'rotated key' else [('incident_resolved', str(web), 'resolved'), ('monitor_status_changed', str(web), 'online')]
+            assert got == expected, (case, got, restarted.output())
+            assert 'new baseline' not in restarted.output(), (case, restarted.output())
+            assert before == 0 or case != 'rotated key'
+            restarted.stop()
+        finally:
+            if case == 'rotated key':
+                emulator.rotate_key('test-key-rotated-5150', PRIMARY_KEY)
+                env['UPTIME_API_KEY'] = key

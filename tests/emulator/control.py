@@ -283,6 +283,10 @@ class Emulator:
         """Set the account's time zone (an IANA name; None: the instance default, UTC)."""
         return self._for_account('/account', api_key, timezone=timezone)
 
+    def rotate_key(self, api_key, new_key):
+        """Replace the key of the account of ``api_key`` by ``new_key`` (the old one is refused from then on)."""
+        return self._control('POST', '/rotate_key', {'api_key': api_key, 'new_key': new_key})
+
     def clock(self, offset):
         """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind)."""
         return self._control('POST', '/clock', {'offset': offset})

@@ -622,6 +622,10 @@ class Handler(BaseHTTPRequestHandler):
                 self.account_id(payload)
                 store.set_timezone(payload['api_key'], payload.get('timezone'))
                 return Response.json(200, {'timezone': payload.get('timezone')})
+            if action == ('POST', '/rotate_key'):
+                store.rotate_key(payload['api_key'], payload['new_key'])
+                emulator.key_index[payload['new_key']] = emulator.key_index.pop(payload['api_key'])
+                return Response.json(200, {'rotated': True})
             if action == ('POST', '/clock'):
                 store.set_clock(payload.get('offset', 0))
                 return Response.json(200, {'offset': store.clock_offset})

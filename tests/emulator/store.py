@@ -426,6 +426,14 @@ class Store:
             if cursor.rowcount == 0:
                 raise KeyError(api_key)
 
+    def rotate_key(self, api_key, new_key):
+        """Give the account of ``api_key`` the key ``new_key`` instead, as the service's settings page does: the old
+        key is refused from then on."""
+        with self.lock, self._transaction():
+            cursor = self.db.execute('UPDATE accounts SET api_key = ? WHERE api_key = ?', (new_key, api_key))
+            if cursor.rowcount == 0:
+                raise KeyError(api_key)
+
     def set_clock(self, offset):
         """Run the service's clock ``offset`` seconds ahead of the real one (negative: behind)."""
         if isinstance(offset, bool) or not isinstance(offset, int):

@@ -88,7 +88,7 @@ class EventSourceMachine(RuleBasedStateMachine):
 
     def new_poller(self):
         poller = self.source['Poller'](self.source['parse_args'](dict(self.args), environ={}))
-        self.source['load_state'](poller.tracker, self.state_file)
+        poller.resume(self.state_file)  # as main() does
         return poller
 
     def tick(self):
@@ -395,7 +395,7 @@ def test_a_state_file_of_this_version_but_another_shape_is_a_fresh_start_with_a_
     caplog.clear()
     restarted = source['Poller'](source['parse_args'](dict(args), environ={}))
     with caplog.at_level(logging.WARNING):
-        taken = source['load_state'](restarted.tracker, args['state_file'])
+        taken = restarted.resume(args['state_file'])
     emulator_server.check(api, 'offline')
     polls = [restarted.poll(), restarted.poll()]
     warned = [record.getMessage() for record in caplog.records if 'starting with a new baseline' in record.getMessage()]

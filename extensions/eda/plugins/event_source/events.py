@@ -93,7 +93,9 @@ options:
         stopped are sent as the polls find them (the incidents at the first poll, a pause when the sweep reaches its
         page), those within O(lookback) of the poll that finds them, and none is sent twice.
       - Without it, a restarted source starts with a new baseline (or with O(emit_existing)).
-      - The file names its account by a one-way fingerprint of O(api_url) and O(api_key), never the key.
+      - The file names its account by the account's id (read from the service as the source starts; where the
+        service does not tell it, by a one-way fingerprint of O(api_url) and O(api_key), never the key). A new
+        API key of the same account, given with the same file, carries on where the old one stopped.
       - A file of another account or version, or one that cannot be read (cut short, damaged, edited by hand), is
         ignored with a warning; the source starts with a new baseline and overwrites it.
     type: path
@@ -196,7 +198,9 @@ OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing'
 VANISHED_READS_PER_POLL = 20
 # 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
 # 5: the records kept hold a URL's token user-info and its sig, pwd and sas values masked (an older file holds them plain).
-STATE_VERSION = 5
+STATE_VERSION = 6
+# The version before, which knew the account by its key: migrated when the key is this source's.
+KEYED_STATE_VERSION = 5
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
@@ -343,11 +347,12 @@ def event_uuid(*parts):
 class Tracker:
     """What the source knows from its last poll, and the events a new poll makes of it. No I/O here."""
 
-    def __init__(self, base_url, emit_existing=False, lookback=3600, account=None):
+    def __init__(self, base_url, emit_existing=False, lookback=3600, account=None, key=None):
         self.base_url = base_url
         self.emit_existing = emit_existing
         self.lookback = lookback
-        self.account = account  # account_fingerprint of the connection: whose state this is
+        self.account = account  # whose state this is: the account's id (see Poller.identify)
+        self.key = key  # account_fingerprint of the connection, which version 5 knew the account by
         self.monitors = None   # id -> status, started_at, maintenance, sweep (the sweep it was last seen in)
         self.incidents = None  # id -> started_at, acknowledged_at, ended_at (UTC), status, record (the view)
         # Where the sweep of the monitor list stands: the next page, the sweep's number, the pages the list had.
@@ -554,15 +559,26 @@ class Tracker:
                 'monitors': None if self.monitors is None else [dict(value, id=key) for key, value in self.monitors.items()],
                 'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
 
+    def migrated(self, state):
+        """``state`` as this version writes it: a file of version 5, which knew the account by its key, is this
+        account's when its key is this source's."""
+        if isinstance(state, dict) and state.get('version') == KEYED_STATE_VERSION and state.get('account') == self.key:
+            return dict(state, version=STATE_VERSION, account=self.account)
+        return state
+
     def state_problem(self, state):
         """Why ``state`` is not what this tracker knew (another account, service or version, or a shape this version
         does not write); None when it is."""
+        state = self.migrated(state)
+        if isinstance(state, dict) and state.get('version') == KEYED_STATE_VERSION:
+            return ('it was written by version 5 of this source with another api_key, which cannot be told from another '
+                    'account (from this version on, a new key of the same account carries on)')
         if not isinstance(state, dict) or state.get('version') != STATE_VERSION:
             return 'it was written by another version of this source'
         if state.get('api_url') != self.base_url:
             return 'it was written for another api_url'
         if state.get('account') != self.account:
-            return 'it was written for another account (another api_key)'
+            return 'it was written for another account'
         problem = _shape_problem(state, STATE_SHAPE, '')
         return None if problem is None else 'it is damaged or was edited: %s' % problem
 
@@ -570,6 +586,7 @@ class Tracker:
         """Take over what an earlier run knew; False (and nothing taken) when it is not a state of this account and version."""
         if self.state_problem(state) is not None:
             return False
+        state = self.migrated(state)
         self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
         self.baselined, self.baseline_at, self.polled_at = bool(state['baselined']), state['baseline_at'], state['polled_at']
         self.sweep = {key: state['sweep'][key] for key in self.sweep}
@@ -662,8 +679,9 @@ class Poller:
         self.settings = settings
         # No retries inside a poll: a failed poll is polled again after a pause (main), which loses nothing.
         self.client = client or _connection.connect(settings, retries=0, reserve=settings['reserve'])
+        # Known by its key until identify() reads who the account is.
         self.tracker = Tracker(settings['base_url'], settings['emit_existing'], settings['lookback'],
-                               settings['account'])
+                               'key %s' % settings['account'], settings['account'])
         # What the last poll left unread: held back by the reserve, or a page that failed (then retried next poll).
         self.held_back = False
         self.sweep_failure = None
@@ -688,7 +706,7 @@ class Poller:
             self.tracker.load_state(before)
             self.page_read_at = page_read_at
             if isinstance(exc, UptimeApiError) and not exc.transient:
-                raise SourceError(str(exc)) from None
+                raise SourceError(refusal(exc)) from None
             raise
 
     def _poll(self):
@@ -714,6 +732,27 @@ class Poller:
         events = [event for event in events if tracker.admits(event)]
         events.sort(key=_order)
         return events
+
+    def identify(self):
+        """Who the key reaches, as the state keeps it: the account's id, so that a new key of the same account carries
+        on where the old one stopped; the key itself (its fingerprint) where the service does not tell (no account
+        endpoint). Raises as poll() does."""
+        try:
+            account = self.client.get(_connection.ACCOUNT_PATH)
+        except UptimeApiError as exc:
+            if exc.status == 404:
+                return 'key %s' % self.settings['account']
+            if not exc.transient:
+                raise SourceError(refusal(exc)) from None
+            raise
+        return 'account %s' % account['id'] if isinstance(account, dict) and account.get('id') is not None \
+            else 'key %s' % self.settings['account']
+
+    def resume(self, path):
+        """Know whose account this is (identify), then take over the state file at ``path``: True when it carries on
+        from it, False for a fresh start."""
+        self.tracker.account = self.identify()
+        return load_state(self.tracker, path)
 
     def service_now(self):
         """The service's clock, as the Date of its latest answer told it; this machine's when it told none."""
@@ -810,6 +849,14 @@ class Poller:
         return page
 
 
+def refusal(exc):
+    """The message of a failure every poll would meet; after a refused key, how to rotate one without losing events."""
+    if exc.status == 401:
+        return ('%s. To rotate the API key without losing events, start the source again with the new key of the same '
+                'account and the same state_file: it carries on from where the old key stopped' % exc)
+    return str(exc)
+
+
 def _explained(incident_events):
     """What the incident transitions of a poll say a monitor became: monitor id -> (status, previous status)."""
     explained = {}
@@ -864,7 +911,20 @@ async def main(queue, args):
     for warning in poller.client.transport_warnings:
         LOGGER.warning(warning)
     interval = settings['interval']
-    if load_state(poller.tracker, settings['state_file']):
+    failures = 0
+    while True:
+        try:
+            resumed = await asyncio.to_thread(poller.resume, settings['state_file'])
+            break
+        except UptimeApiError as exc:  # transient: identify() turns the others into SourceError
+            failures += 1
+            delay = max(exc.retry_after or 0, backoff(interval, failures))
+            LOGGER.warning('%s; asking again in %.1fs who the account is (attempt %d failed)', exc, delay, failures)
+            await _sleep(delay)
+        except SourceError as exc:
+            LOGGER.error('uptime.monitoring.events stops: %s', exc)
+            raise
+    if resumed:
         first_poll = 'carrying on from state_file %s' % settings['state_file']
     elif settings['emit_existing']:
         existing = {'incidents': 'every ongoing incident', 'monitors': 'every monitor that is not online'}

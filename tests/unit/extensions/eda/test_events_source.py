@@ -21,6 +21,7 @@ import urllib.parse
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings, strategies as st
 from emulator.control import PRIMARY_KEY
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
@@ -475,3 +476,27 @@ def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh
     assert other.incidents is None  # not read as the others' deletions
     assert words in caplog.text
     assert change or 'new baseline' in caplog.text
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(written_key=st.sampled_from(['key-a', 'key-b']), key=st.sampled_from(['key-a', 'key-b']),
+       written_account=st.sampled_from(['account 1', 'account 2']), account=st.sampled_from(['account 1', 'account 2']),
+       version=st.sampled_from([5, 6]))
+def test_a_state_carries_on_for_the_same_account_whatever_its_key(source, tmp_path_factory, written_key, key, written_account,
+                                                                  account, version):
+    """Issue 56: a state of this version is the account's whatever key wrote it (a rotated key carries on); a state of
+    version 5, which knew the account by its key only, is migrated when its key is this source's, else a fresh start."""
+    path = str(tmp_path_factory.mktemp('state') / 'state.json')
+    writer = source['Tracker']('https://a.example', account=written_account, key=written_key)
+    writer.incident_events([incident(1, T0)], [])
+    state = writer.to_state()
+    if version == 5:  # as version 5 wrote it: the key's fingerprint for the account
+        state = dict(state, version=5, account=written_key)
+    with open(path, 'w', encoding='utf-8') as handle:
+        json.dump(state, handle)
+    reader = source['Tracker']('https://a.example', account=account, key=key)
+    taken = source['load_state'](reader, path)
+    assert taken == (written_key == key if version == 5 else written_account == account), (version, taken)
+    if taken:
+        assert list(reader.incidents) == [1]
+        assert (reader.to_state()['version'], reader.to_state()['account']) == (source['STATE_VERSION'], account)
