@@ -23,7 +23,10 @@ from ansible_collections.uptime.monitoring.plugins.module_utils._schema import M
 
 URL_FIELD = MONITOR_SCHEMA.by_name['url']
 PARTS = st.lists(st.sampled_from(list('aZ09.-') + ['@', ':', '?', '#', '/', '=', '&', '%40', '%3F', '%2F']), max_size=5).map(''.join)
-HOSTS = st.sampled_from(['shop.example.com', 'Web.Example.ORG.', 'localhost', '127.0.0.1', '[2001:db8::1]', 'example.com'])
+HOSTS = st.sampled_from(['shop.example.com', 'Web.Example.ORG.', 'localhost', '127.0.0.1', '[2001:db8::1]', 'example.com',
+                         # and hosts the service refuses: an empty label, an IPv6 address unclosed, wrong or followed by
+                         # other than a port
+                         'a..b.example.', '.shop.example.com', '[2001:db8::1', '[2001:db8::zz]', '[2001:db8::1]x'])
 
 
 @st.composite
