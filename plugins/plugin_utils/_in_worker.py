@@ -39,7 +39,7 @@ from ansible.utils.display import Display
 # imports are paid once a run. A controller without requests still loads the plugin (the client guards its import);
 # its tasks then run as modules, which fail with the module's own message.
 from ansible_collections.uptime.monitoring.plugins.module_utils._client import HAS_REQUESTS
-from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV, account_fingerprint
+from ansible_collections.uptime.monitoring.plugins.module_utils._connection import CONNECTION_ENV, account_fingerprint, connection_settings
 from ansible_collections.uptime.monitoring.plugins.module_utils._module import check_as_given, secrets_as_given, shown_arguments, task_result
 from ansible_collections.uptime.monitoring.plugins.module_utils._schema import ValidationError
 from ansible_collections.uptime.monitoring.plugins.plugin_utils._lookup_cache import forget
@@ -256,11 +256,15 @@ class ModuleInWorker(NormalAction):
         if refusal is not None:
             display.vvv('%s runs as a module: %s' % (self._task.action, refusal))
             result = super().run(tmp, task_vars)
-            # The account as the module read it, where the controller can tell: its arguments, else the task's
-            # environment or (on this machine) the controller's.
-            given = dict(os.environ) if getattr(self._connection, 'transport', None) in LOCAL_TRANSPORTS else {}
-            given.update(environment)
-            forget_written(result, {name: self._task.args.get(name) or given.get(CONNECTION_ENV[name]) for name in ('api_url', 'api_key')})
+            if result.get('changed'):
+                # The account as the module read it, where the controller can tell: its arguments, else the task's
+                # environment or (on this machine) the controller's.
+                given = dict(os.environ) if getattr(self._connection, 'transport', None) in LOCAL_TRANSPORTS else {}
+                given.update(environment)
+                try:
+                    forget_written(result, connection_settings(self._task.args.get, ('api_url', 'api_key'), environ=given))
+                except ValidationError:  # no account the controller can tell
+                    pass
             return result
         display.vvv('%s runs inside the worker' % self._task.action)
         module_args = dict(self._task.args)

@@ -14,8 +14,8 @@ for the run (``cache_seconds``, 30 by default) and without (0):
     vars    12 hosts: play variables ``down: "{{ query('uptime.monitoring.monitors', status='offline') }}"``, used by
             two tasks (Ansible evaluates such a variable again for each host and task)
 
-It fails when a play with the lookups' default sends more than 2 requests beyond one evaluation, or meets a 429;
-times are printed, never checked.
+It fails when a play with the lookups' default sends more than 2 requests beyond one evaluation (and one more
+evaluation each time ``cache_seconds`` passes during the play), or meets a 429; times are printed, never checked.
 """
 
 from __future__ import annotations
@@ -100,8 +100,11 @@ def main(argv=None):
                     rows.append('| %s | %d | %s | %d | %d | %d | %.1f |' % (
                         name, hosts, 'off' if cache == 0 else '%d s' % cache, once, requests, refused, seconds))
                     print(rows[-1], flush=True)
-                    if cache and (requests > once + 2 or refused):
-                        failures.append('%s: %d requests for %d of one evaluation, %d answered 429' % (name, requests, once, refused))
+                    # Each time the bound passes during the run (a slow machine), one evaluation more may be read.
+                    allowed = once * (int(seconds // cache) + 1) + 2 if cache else None
+                    if cache and (requests > allowed or refused):
+                        failures.append('%s: %d requests for %d of one evaluation (%d allowed in %.0f s), %d answered 429'
+                                        % (name, requests, once, allowed, seconds, refused))
     finally:
         emulator.stop()
     text = '\n'.join(['| play | hosts | cache_seconds | requests, one host | requests | 429 | seconds |',
