@@ -24,16 +24,24 @@ from ._schema import UTC_FORMAT, ValidationError, record_id
 
 LOGGER = logging.getLogger('uptime.monitoring.events')
 
+# The versions of the state file, each what the one before it lacked (MIGRATIONS takes a file from one to the next):
+# 1: the incidents, the monitors and the newest end seen (cutoff), for an api_url: no account named.
+# 2: the state names the account (the key's fingerprint) and keeps the incidents as the modules show them.
+# 3: the state keeps where the sweep of the monitors stands, and when the last poll began.
 # 4: the floor is lookback before the poll by the service's clock (no cutoff kept), polled_at is the service's clock.
-# 5: the records kept hold a URL's token user-info and its sig, pwd and sas values masked (an older file holds them plain).
+# 5: the records kept hold a URL's token user-info and its sig, pwd and sas values masked; when the baseline began.
+# 6: the account named by its id (the account endpoint), so that a new key of the same account carries on.
 STATE_VERSION = 6
-# The version before, which knew the account by its key: migrated when the key is this source's.
-KEYED_STATE_VERSION = 5
+# The versions that knew the account by the key's fingerprint: migrated when the key is this source's.
+KEYED_STATE_VERSIONS = (2, 3, 4, 5)
 # uuid5 namespace of this source's events: the same transition always gets the same uuid.
 EVENT_NAMESPACE = uuid.UUID('6f1e8e52-4c4b-5b8e-9f0a-7a2d35c1e4b1')
 INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
                         ('resolved', 'ended_at', 'resolved'))
 ONGOING = ('unresolved', 'acknowledged')
+# What a catch-up sends of a monitor first seen: a status that tells of trouble or of a person's act (a first pending
+# tells neither; emit_existing sends it, as it sends every status but online).
+CAUGHT_UP_STATUSES = ('offline', 'paused', 'maintenance')
 
 
 class StateFileError(Exception):
@@ -48,12 +56,14 @@ def event_uuid(*parts):
 class Tracker:
     """What the source knows from its last poll, and the events a new poll makes of it. No I/O here."""
 
-    def __init__(self, base_url, emit_existing=False, lookback=3600, account=None, key=None):
+    def __init__(self, base_url, emit_existing=False, lookback=3600, account=None, key=None, catch_up=False):
         self.base_url = base_url
         self.emit_existing = emit_existing
+        # A start without a state to carry on from sends what happened within lookback, found on start.
+        self.catch_up = catch_up
         self.lookback = lookback
         self.account = account  # whose state this is: the account's id (see Poller.identify)
-        self.key = key  # account_fingerprint of the connection, which version 5 knew the account by
+        self.key = key  # account_fingerprint of the connection, which versions 2 to 5 knew the account by
         self.monitors = None   # id -> status, started_at, maintenance, sweep (the sweep it was last seen in)
         self.incidents = None  # id -> started_at, acknowledged_at, ended_at (UTC), status, record (the view)
         # Where the sweep of the monitor list stands: the next page, the sweep's number, the pages the list had.
@@ -146,9 +156,10 @@ class Tracker:
             return None
         if before is None:  # part of the baseline, which the first sweep has not reached yet
             if explained.get(monitor_id, (None,))[0] == status:
-                return self._monitor_event(view, status, explained[monitor_id][1], started_at, maintenance)
-            if self.emit_existing and status != 'online':
-                return self._monitor_event(view, status, None, started_at, maintenance, existing=True)
+                dummy, previous, found_on_start = explained[monitor_id]
+                return self._monitor_event(view, status, previous, started_at, maintenance, found_on_start=found_on_start)
+            if (self.emit_existing and status != 'online') or (self.catch_up and status in CAUGHT_UP_STATUSES):
+                return self._monitor_event(view, status, None, started_at, maintenance, existing=True, found_on_start=True)
             return None
         previous = before['status']
         if status == previous and (started_at is None or started_at == before['started_at']):
@@ -170,7 +181,7 @@ class Tracker:
         self.baselined = True
 
     def _monitor_event(self, view, status, previous, started_at, maintenance, existing=False, flapped=False,
-                       not_before=None):
+                       not_before=None, found_on_start=False):
         """``not_before``: when the source last read the monitor in its previous status (the service's clock), which
         the change cannot precede: a maintenance window set to a start in the past began when it was set."""
         if started_at is not None:
@@ -188,7 +199,8 @@ class Tracker:
             at = not_before
         payload = {'type': 'monitor_status_changed', 'kind': 'monitor', 'status': status, 'previous_status': previous,
                    'at': at, 'monitor_id': view['id'], 'monitor_name': view.get('name'), 'incident_id': None,
-                   'monitor': view, 'existing': existing, 'flapped': flapped, 'api_url': self.base_url}
+                   'monitor': view, 'existing': existing, 'flapped': flapped, 'found_on_start': found_on_start,
+                   'api_url': self.base_url}
         payload.update(self._seen(at))
         return _event(payload, event_uuid(self.base_url, 'monitor', view['id'], status, moment))
 
@@ -212,8 +224,9 @@ class Tracker:
             before = known.get(view['id'])
             state[view['id']] = dict(times, status=view['status'], record=view)
             if first:
-                if self.emit_existing and view['status'] in ONGOING:
-                    events.extend(self._incident_events(view, None, existing=True))
+                existing = self.emit_existing and view['status'] in ONGOING
+                if existing or self.catch_up:  # a catch-up's transitions older than lookback are left by admits()
+                    events.extend(self._incident_events(view, None, existing=existing, found_on_start=True))
                 continue
             events.extend(self._incident_events(view, before))
         for incident_id in missing:
@@ -228,7 +241,7 @@ class Tracker:
                           if value['status'] in ONGOING or value['ended_at'] >= floor}
         return events
 
-    def _incident_events(self, view, before, existing=False):
+    def _incident_events(self, view, before, existing=False, found_on_start=False):
         events = []
         previous = before['status'] if before else None
         # The transitions already reported: those up to the status seen at the last poll.
@@ -237,16 +250,17 @@ class Tracker:
         for transition, stamp, status in INCIDENT_TRANSITIONS:
             if transition in done or (transition != 'opened' and not view[stamp]):
                 continue
-            payload = self._incident_payload(view, 'incident_' + transition, status, previous, view[stamp], existing)
+            payload = self._incident_payload(view, 'incident_' + transition, status, previous, view[stamp], existing,
+                                             found_on_start)
             events.append(_event(payload, event_uuid(self.base_url, 'incident', view['id'], transition, view[stamp])))
             previous = status
         return events
 
-    def _incident_payload(self, view, event_type, status, previous, at, existing=False):
+    def _incident_payload(self, view, event_type, status, previous, at, existing=False, found_on_start=False):
         payload = {'type': event_type, 'kind': 'incident', 'status': status, 'previous_status': previous, 'at': at,
                    'incident_id': view['id'], 'monitor_id': view['monitor_id'], 'monitor_name': view['monitor_name'],
                    'incident': view, 'monitor': view['monitor'], 'existing': existing, 'flapped': False,
-                   'api_url': self.base_url}
+                   'found_on_start': found_on_start, 'api_url': self.base_url}
         payload.update(self._seen(at))
         return payload
 
@@ -261,20 +275,30 @@ class Tracker:
                 'incidents': None if self.incidents is None else [dict(value, id=key) for key, value in self.incidents.items()]}
 
     def migrated(self, state):
-        """``state`` as this version writes it: a file of version 5, which knew the account by its key, is this
-        account's when its key is this source's."""
-        if isinstance(state, dict) and state.get('version') == KEYED_STATE_VERSION and state.get('account') == self.key:
+        """``state`` as this version writes it: a file of versions 2 to 5, which knew the account by its key, is this
+        account's when its key is this source's, and is taken through each version after its own (MIGRATIONS).
+        Raises KeyError, TypeError or AttributeError for a file too damaged to be taken through."""
+        if isinstance(state, dict) and state.get('version') in KEYED_STATE_VERSIONS and state.get('account') == self.key:
+            for version in range(state['version'], STATE_VERSION - 1):
+                state = MIGRATIONS[version](state)
             return dict(state, version=STATE_VERSION, account=self.account)
         return state
 
     def state_problem(self, state):
         """Why ``state`` is not what this tracker knew (another account, service or version, or a shape this version
         does not write); None when it is."""
-        state = self.migrated(state)
-        if isinstance(state, dict) and state.get('version') == KEYED_STATE_VERSION:
-            return ('it was written by version 5 of this source with another api_key, which cannot be told from another '
-                    'account (from this version on, a new key of the same account carries on)')
-        if not isinstance(state, dict) or state.get('version') != STATE_VERSION:
+        try:
+            state = self.migrated(state)
+        except (KeyError, TypeError, AttributeError) as exc:
+            return 'it is damaged or was edited: %s while taking it from version %s' % (
+                exc.__class__.__name__, state['version'])
+        version = state.get('version') if isinstance(state, dict) else None
+        if version in KEYED_STATE_VERSIONS:
+            return ('it was written by version %d of this source with another api_key, which cannot be told from another '
+                    'account (from version 6 on, a new key of the same account carries on)' % version)
+        if version == 1:
+            return 'it was written by version 1 of this source, which did not name its account'
+        if version != STATE_VERSION:
             return 'it was written by another version of this source'
         if state.get('api_url') != self.base_url:
             return 'it was written for another api_url'
@@ -293,8 +317,57 @@ class Tracker:
         self.sweep = {key: state['sweep'][key] for key in self.sweep}
         return True
 
+    def of_another_account(self, state):
+        """Whether ``state`` is known to describe another service or account: then a new baseline is the right start,
+        where a state that is only lost (damaged, of an account it cannot tell) is caught up from the service."""
+        if not isinstance(state, dict):
+            return False
+        return state.get('api_url', self.base_url) != self.base_url or (
+            state.get('version') == STATE_VERSION and state.get('account', self.account) != self.account)
+
     def ongoing_ids(self):
         return [key for key, value in (self.incidents or {}).items() if value['status'] in ONGOING]
+
+
+# -- the versions before --------------------------------------------------------------------------
+
+
+def _sweep_kept(state):
+    """Version 2 to 3: version 2 read the whole monitor list at each poll, so the monitors it kept are a whole baseline,
+    all seen in the sweep before the one that starts; when its last poll began it did not keep (no event is then late
+    for it)."""
+    monitors = state['monitors']
+    if monitors is not None:
+        monitors = [dict({key: value for key, value in entry.items() if key != 'missed'}, sweep=0) for entry in monitors]
+    return dict(state, version=3, monitors=monitors, sweep={'page': 1, 'number': 0, 'pages': None},
+                baselined=monitors is not None, polled_at=None)
+
+
+def _cutoff_dropped(state):
+    """Version 3 to 4: the floor no longer follows the newest end seen. Version 3's polled_at was this machine's
+    clock where it is now the service's: it tells which transitions are late, and stands for it within their difference."""
+    return dict({key: value for key, value in state.items() if key != 'cutoff'}, version=4)
+
+
+def _records_masked(state):
+    """Version 4 to 5: the incidents kept mask what the modules now mask (a URL's token user-info, its sig, pwd and sas
+    values), so that an incident_deleted event never sends them; when the baseline began is not known (the first poll
+    after the restart stands for it, as for a new baseline)."""
+    incidents = state['incidents']
+    if incidents is not None:
+        incidents = [dict(entry, record=_masked_incident(entry['record'])) for entry in incidents]
+    return dict(state, version=5, incidents=incidents, baseline_at=None)
+
+
+def _masked_incident(view):
+    masked = INCIDENT_RESOURCE.schema.masked(view)
+    if isinstance(view.get('monitor'), dict):
+        masked['monitor'] = MONITOR_RESOURCE.schema.masked(view['monitor'])
+    return masked
+
+
+# Each version of the state file to the next; version 5 to 6 (the account by its id) is Tracker.migrated's own.
+MIGRATIONS = {2: _sweep_kept, 3: _cutoff_dropped, 4: _records_masked}
 
 
 def earlier(stamp, seconds):
@@ -369,34 +442,44 @@ def event_order(event):
     return (payload['at'] is None, payload['at'] or '', payload['kind'] == 'monitor',
             str(payload.get('incident_id') or payload.get('monitor_id')))
 
+
 def explained(incident_events):
-    """What the incident transitions of a poll say a monitor became: monitor id -> (status, previous status)."""
-    explained = {}
+    """What the incident transitions of a poll say a monitor became: monitor id -> (status, previous status, whether
+    it was found on start)."""
+    became = {}
     for event in sorted(incident_events, key=event_order):  # the latest transition of a monitor tells what it is now
         payload = event['uptime']
         if payload['type'] == 'incident_opened' and not payload['existing']:
-            explained[payload['monitor_id']] = ('offline', None)  # from online or pending: which, it does not say
+            # From online or pending: which, it does not say.
+            became[payload['monitor_id']] = ('offline', None, payload['found_on_start'])
         elif payload['type'] == 'incident_resolved':
-            explained[payload['monitor_id']] = ('online', 'offline')
-    return explained
+            became[payload['monitor_id']] = ('online', 'offline', payload['found_on_start'])
+    return became
 
 
 def load_state(tracker, path):
-    """Read a state file into ``tracker``; a missing, unreadable or foreign file means a fresh start."""
+    """Read a state file into ``tracker``: True when it carries on from it.
+
+    A missing file, or one of another service or account, is a fresh start (a
+    catch-up when ``tracker.catch_up``). A file that is only lost (it cannot be
+    read, is damaged, or of a version that did not name its account) is a
+    catch-up: the transitions it would have carried are read from the service.
+    """
     if not path or not os.path.exists(path):
         return False
     try:
         with open(path, encoding='utf-8') as handle:
             state = json.load(handle)
+        problem = tracker.state_problem(state)
     except (OSError, ValueError) as exc:
-        LOGGER.warning('state_file %s cannot be read (%s): starting with a new baseline', path, exc.__class__.__name__)
-        return False
-    problem = tracker.state_problem(state)
-    if problem is not None:
-        LOGGER.warning('state_file %s cannot be used for %s: %s; starting with a new baseline',
-                       path, tracker.base_url, problem)
-        return False
-    return tracker.load_state(state)
+        state, problem = None, 'it cannot be read (%s)' % exc.__class__.__name__
+    if problem is None:
+        return tracker.load_state(state)
+    tracker.catch_up = tracker.catch_up or not tracker.of_another_account(state)
+    LOGGER.warning('state_file %s cannot be used for %s: %s; %s', path, tracker.base_url, problem,
+                   'catching up from the service: what happened within lookback is sent, found on start'
+                   if tracker.catch_up else 'starting with a new baseline')
+    return False
 
 
 def save_state(tracker, path):
@@ -408,4 +491,3 @@ def save_state(tracker, path):
         os.replace(temporary, path)
     except OSError as exc:
         raise StateFileError('state_file %s cannot be written: %s' % (path, exc)) from None
-

@@ -28,6 +28,7 @@ import jinja2
 import pytest
 import yaml
 from emulator.control import PRIMARY_KEY
+from state_versions import EARLIER_VERSIONS, written_by
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'eda', 'credential_type.yml')
@@ -37,7 +38,7 @@ SOURCE_IN_COLLECTION = os.path.join('ansible_collections', 'uptime', 'monitoring
                                     'event_source', 'events.py')
 INTERVAL = 1
 ACTION = re.compile(r'TRANSITION (?P<type>\S+) monitor=(?P<monitor>\S+) incident=(?P<incident>\S+) '
-                    r'(?P<previous>\S+)->(?P<status>\S+) uuid=(?P<uuid>\S+)')
+                    r'(?P<previous>\S+)->(?P<status>\S+) uuid=(?P<uuid>\S+) found_on_start=(?P<found_on_start>\S+)')
 
 MONITOR = {'url': 'https://web.example.com', 'interval': '60', 'request_method': 'GET',
            'alert_condition': 'url_unavailable'}
@@ -55,7 +56,8 @@ def make_rulebook(**source_args):
             'condition': 'event.uptime.type is defined',
             'action': {'debug': {'msg': 'TRANSITION {{ event.uptime.type }} monitor={{ event.uptime.monitor_id }} '
                                         'incident={{ event.uptime.incident_id }} {{ event.uptime.previous_status }}->'
-                                        '{{ event.uptime.status }} uuid={{ event.meta.uuid }}'}},
+                                        '{{ event.uptime.status }} uuid={{ event.meta.uuid }} '
+                                        'found_on_start={{ event.uptime.found_on_start }}'}},
         }],
     }]
 
@@ -446,20 +448,22 @@ def test_requests_per_poll_for_n_monitors_and_m_incidents(emulator, installed_co
 
 
 def test_a_rotated_key_or_an_upgrade_carries_on_and_sends_what_happened_meanwhile(emulator, running, env, tmp_path):
-    """Issue 56: the source is stopped; meanwhile the monitor goes offline, and either the account's key is rotated or
-    the state file is one that version 5 wrote (it knew the account by its key). Started again on the same state file,
-    with the new key, or after the upgrade, it carries on: the gap's events are sent, and no new baseline is made."""
+    """Issue 56: the source is stopped; meanwhile the monitor goes offline (or online again), and either the state file
+    is one that an earlier version wrote, or the account's key is rotated. Started again on the same state file, it
+    carries on and sends the gap's events: migrated from versions 2 to 5 (they knew the account by its key), with no
+    new baseline; from version 1, which named no account, by a catch-up, found on start."""
     # Imported here: the benchmark of the event source imports this file without the collection on its path.
     from ansible_collections.uptime.monitoring.plugins.module_utils._connection import account_fingerprint  # pylint: disable=import-outside-toplevel
     web = create_monitor(emulator, 'web')
     emulator.check(web, 'online')
     state_file = str(tmp_path / 'uptime-events.json')
-    for case in ('rotated key', 'state of version 5'):
-        rulebook = running(make_rulebook(state_file=state_file))
-        wait_polls(emulator)
-        rulebook.stop()
-        before = len(rulebook.actions())
-        emulator.check(web, 'offline' if case == 'rotated key' else 'online')
+    rulebook = running(make_rulebook(state_file=state_file))
+    wait_polls(emulator)
+    rulebook.stop()
+    assert rulebook.actions() == []
+    for index, case in enumerate(['version %d' % version for version in EARLIER_VERSIONS] + ['rotated key']):
+        time.sleep(1.05)  # timestamps have a resolution of one second: keep transitions of one record apart
+        emulator.check(web, 'offline' if index % 2 == 0 else 'online')
         key = env['UPTIME_API_KEY']
         if case == 'rotated key':
             emulator.rotate_key(PRIMARY_KEY, 'test-key-rotated-5150')
@@ -467,19 +471,43 @@ def test_a_rotated_key_or_an_upgrade_carries_on_and_sends_what_happened_meanwhil
         else:
             with open(state_file, encoding='utf-8') as handle:
                 state = json.load(handle)
-            state.update(version=5, account=account_fingerprint({'api_url': emulator.url, 'api_key': key}))
+            fingerprint = account_fingerprint({'api_url': emulator.url, 'api_key': key})
             with open(state_file, 'w', encoding='utf-8') as handle:
-                json.dump(state, handle)
+                json.dump(written_by(state, int(case.split()[1]), fingerprint), handle)
         try:
             restarted = running(make_rulebook(state_file=state_file))
-            got = sorted((action['type'], action['monitor'], action['status']) for dummy, action in restarted.wait_actions(2))
-            expected = [('incident_opened', str(web), 'unresolved'), ('monitor_status_changed', str(web), 'offline')] \
-                if case == 'rotated key' else [('incident_resolved', str(web), 'resolved'), ('monitor_status_changed', str(web), 'online')]
+            got = sorted((action['type'], action['monitor'], action['status'], action['found_on_start'])
+                         for dummy, action in restarted.wait_actions(2))
+            found_on_start = str(case == 'version 1')
+            expected = [('incident_opened', str(web), 'unresolved', found_on_start), ('monitor_status_changed', str(web), 'offline', found_on_start)] \
+                if index % 2 == 0 else [('incident_resolved', str(web), 'resolved', 'False'), ('monitor_status_changed', str(web), 'online', 'False')]
             assert got == expected, (case, got, restarted.output())
+            wait_polls(emulator)
+            assert len(restarted.actions()) == 2, (case, restarted.output())
             assert 'new baseline' not in restarted.output(), (case, restarted.output())
-            assert before == 0 or case != 'rotated key'
+            assert ('catching up from the service' in restarted.output()) is (case == 'version 1'), (case, restarted.output())
             restarted.stop()
         finally:
             if case == 'rotated key':
                 emulator.rotate_key('test-key-rotated-5150', PRIMARY_KEY)
                 env['UPTIME_API_KEY'] = key
+
+
+def test_a_start_without_state_catches_up_once_with_what_it_finds(emulator, running):
+    """Issue 56: with catch_up and no state file (an activation without storage), the start sends what happened within
+    lookback (the incident opened while nothing watched) and the monitor offline now, once, found on start; then the
+    live transitions, not found on start."""
+    web, api = create_monitor(emulator, 'web'), create_monitor(emulator, 'api')
+    emulator.check(api, 'online')
+    emulator.check(web, 'offline')
+    rulebook = running(make_rulebook(catch_up=True))
+    got = sorted((action['type'], action['monitor'], action['status'], action['found_on_start'])
+                 for dummy, action in rulebook.wait_actions(2))
+    assert got == [('incident_opened', str(web), 'unresolved', 'True'), ('monitor_status_changed', str(web), 'offline', 'True')], got
+    wait_polls(emulator)
+    time.sleep(1.05)
+    emulator.check(api, 'offline')
+    later = sorted((action['type'], action['monitor'], action['found_on_start']) for dummy, action in rulebook.wait_actions(4)[2:])
+    assert later == [('incident_opened', str(api), 'False'), ('monitor_status_changed', str(api), 'False')], rulebook.output()
+    wait_polls(emulator)
+    assert len(rulebook.actions()) == 4, rulebook.output()

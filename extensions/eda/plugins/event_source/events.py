@@ -11,6 +11,8 @@ status changed.
 It talks to the service with the collection's own ``plugins/module_utils``
 (connection options, client, paging, errors, masking, incident status), the
 code the modules run: see :func:`_load_module_utils` for how it finds them.
+What it knows between polls, the events a poll makes of it and the state file
+are ``_event_tracker``'s; this file holds the arguments, the polls and the queue.
 Their blocking calls run in a worker thread (``asyncio.to_thread``) so the
 event loop of ansible-rulebook is never held.
 """
@@ -39,7 +41,7 @@ description:
   - Each poll reads the incidents and a few pages of the monitor list; it never spends the O(reserve) of the account's
     rate limit left to playbooks and people.
   - Each transition is sent once, with a C(meta.uuid) derived from it; the first poll records what the account looks
-    like and sends nothing, unless O(emit_existing).
+    like and sends nothing, unless O(catch_up) or O(emit_existing).
 requirements:
   - ansible-rulebook
   - requests
@@ -90,12 +92,16 @@ options:
       - With it, a restarted source carries on where it stopped; the transitions that happened while it was
         stopped are sent as the polls find them (the incidents at the first poll, a pause when the sweep reaches its
         page), those within O(lookback) of the poll that finds them, and none is sent twice.
-      - Without it, a restarted source starts with a new baseline (or with O(emit_existing)).
+      - Without it, a restarted source starts with a new baseline (or with O(catch_up) or O(emit_existing)).
       - The file names its account by the account's id (read from the service as the source starts; where the
         service does not tell it, by a one-way fingerprint of O(api_url) and O(api_key), never the key). A new
         API key of the same account, given with the same file, carries on where the old one stopped.
-      - A file of another account or version, or one that cannot be read (cut short, damaged, edited by hand), is
-        ignored with a warning; the source starts with a new baseline and overwrites it.
+      - A file written by an earlier version of this source is taken over (versions 2 to 5, which named the account
+        by its key, when the key is the same).
+      - A file of another api_url or account is ignored with a warning; the source starts as without it and
+        overwrites it. A file that cannot be taken over otherwise (cut short, damaged, edited by hand, of version 1,
+        or of an earlier version with another key) is ignored with a warning, and the source catches up as with
+        O(catch_up).
     type: path
   emit_existing:
     description:
@@ -106,6 +112,21 @@ options:
       - Not used when O(state_file) holds the state of an earlier run.
     type: bool
     default: false
+  catch_up:
+    description:
+      - What a start without a state to carry on from sends (no O(state_file), no file yet, or a file of another
+        account), read from the service itself.
+      - When V(true), each incident opened, acknowledged or resolved within O(lookback) before the first poll, and
+        every monitor C(offline), C(paused) or in C(maintenance) (an offline one at the first poll, the others as the
+        first sweep of the monitor list reads them). Each such event has C(found_on_start),
+        and the uuid of the live event of the same transition, so that ansible-rulebook's persistence drops what a
+        restart sends again.
+      - When V(false), the first poll records a baseline and sends nothing (unless O(emit_existing)).
+      - For an activation without storage (EDA), what a restart would otherwise lose; O(state_file) adds, where
+        there is storage, what no catch-up can tell (a monitor resumed or out of maintenance, an incident deleted).
+    type: bool
+    default: false
+    version_added: 1.1.0
   lookback:
     description:
       - Seconds before each poll, by the service's clock (the C(Date) of its answers), within which a transition is
@@ -135,7 +156,7 @@ options:
 notes:
   - "The event, under the key C(uptime): C(type), C(kind), C(status), C(previous_status), C(at), C(monitor_id),
     C(monitor_name), C(incident_id), C(monitor) and C(incident) (as the info modules return them, secrets masked),
-    C(existing), C(flapped), C(seen_at), C(late) and C(api_url). See
+    C(existing), C(flapped), C(found_on_start), C(seen_at), C(late) and C(api_url). See
     L(docs/eda.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/eda.md#events)."
   - "Offline and online changes come with the incidents at the next poll; a pause, resume or maintenance within about
     O(sweep_period) plus O(interval). See L(docs/eda.md,https://github.com/uptime-monitoring/uptime.monitoring/blob/main/docs/eda.md#the-request-budget)."
@@ -190,7 +211,8 @@ LEAST_RETRY_AFTER = 1.0
 WATCH_CHOICES = ('incidents', 'monitors')
 # The connection options, read and checked by the collection's own code; the others are this source's.
 CONNECTION_NAMES = ('api_url', 'api_key', 'validate_certs', 'ca_path', 'timeout')
-OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing', 'lookback', 'sweep_period', 'reserve')
+OPTIONS = CONNECTION_NAMES + ('interval', 'watch', 'state_file', 'emit_existing', 'catch_up', 'lookback', 'sweep_period',
+                              'reserve')
 # Incidents that were ongoing and left the list are read one by one, at most this many a poll: the others wait
 # for the next polls, so that many at once (a bulk delete) cannot spend the account's whole request budget.
 VANISHED_READS_PER_POLL = 20
@@ -315,6 +337,7 @@ def parse_args(args, environ=None):
             interval=_seconds(args.get('interval', 60), 'interval'),
             watch=_watch(args.get('watch', list(WATCH_CHOICES))),
             emit_existing=bool(_schema.to_bool(args.get('emit_existing', False), 'emit_existing')),
+            catch_up=bool(_schema.to_bool(args.get('catch_up', False), 'catch_up')),
             reserve=_count(args.get('reserve', 30), 'reserve'),
             state_file=os.path.expanduser(str(args['state_file'])) if args.get('state_file') else None,
         )
@@ -341,7 +364,7 @@ class Poller:
         self.client = client or _connection.connect(settings, retries=0, reserve=settings['reserve'])
         # Known by its key until identify() reads who the account is.
         self.tracker = Tracker(settings['base_url'], settings['emit_existing'], settings['lookback'],
-                               'key %s' % settings['account'], settings['account'])
+                               'key %s' % settings['account'], settings['account'], settings['catch_up'])
         # What the last poll left unread: held back by the reserve, or a page that failed (then retried next poll).
         self.held_back = False
         self.sweep_failure = None
@@ -545,9 +568,12 @@ async def main(queue, args):
             raise
     if resumed:
         first_poll = 'carrying on from state_file %s' % settings['state_file']
-    elif settings['emit_existing']:
-        existing = {'incidents': 'every ongoing incident', 'monitors': 'every monitor that is not online'}
-        first_poll = 'the first poll sends %s' % ' and '.join(existing[kind] for kind in settings['watch'])
+    elif poller.tracker.catch_up or settings['emit_existing']:
+        # What each sends on start, by what is watched.
+        sent = {'incidents': ('every ongoing incident', 'each incident opened, acknowledged or resolved within lookback'),
+                'monitors': ('every monitor that is not online', 'every monitor offline, paused or in maintenance')}
+        first_poll = 'the first poll sends %s, found on start' % ' and '.join(
+            sent[kind][poller.tracker.catch_up] for kind in settings['watch'])
     else:
         first_poll = 'the first poll records what is there and sends nothing'
     # ansible-rulebook shows a source's log lines only from WARNING up unless run with -v: this one tells, by

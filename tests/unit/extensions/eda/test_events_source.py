@@ -22,6 +22,7 @@ import urllib.parse
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
+import state_versions
 from emulator.control import PRIMARY_KEY
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
@@ -231,8 +232,10 @@ async def test_an_unexpected_error_is_logged_and_polling_goes_on(emulator, sourc
 @in_own_event_loop
 @pytest.mark.parametrize('args, first_poll', [
     ({}, 'the first poll records what is there and sends nothing'),
-    ({'emit_existing': True}, 'the first poll sends every ongoing incident and every monitor that is not online'),
-    ({'emit_existing': True, 'watch': ['monitors']}, 'the first poll sends every monitor that is not online'),
+    ({'emit_existing': True}, 'the first poll sends every ongoing incident and every monitor that is not online, found on start'),
+    ({'emit_existing': True, 'watch': ['monitors']}, 'the first poll sends every monitor that is not online, found on start'),
+    ({'catch_up': True}, 'the first poll sends each incident opened, acknowledged or resolved within lookback and every '
+                         'monitor offline, paused or in maintenance, found on start'),
 ])
 async def test_the_source_says_once_at_start_where_it_polls_and_how_often(emulator, source, caplog, args, first_poll):
     """ansible-rulebook shows a source's WARNING lines without -v: the start is told at that level, the key never."""
@@ -454,12 +457,17 @@ async def test_the_source_never_spends_the_reserve_and_its_events_come_later(emu
     assert [record.getMessage().count('reserve 8') for record in told(caplog, 'not below the account')] == [1]
 
 
-@pytest.mark.parametrize('url, account, change, words', [
-    ('https://b.example', 'account-a', None, 'another api_url'), ('https://a.example', 'account-b', None, 'another account'),
-    ('https://a.example', 'account-a', lambda state: dict(state, version=1), 'another version'),
-    ('https://a.example', 'account-a', lambda state: '{"version": 2, "api_u', 'cannot be read'),
+@pytest.mark.parametrize('url, account, change, words, catch_up', [
+    ('https://b.example', 'account-a', None, 'another api_url', False),
+    ('https://a.example', 'account-b', None, 'another account', False),
+    ('https://a.example', 'account-a', lambda state: dict(state, version=1), 'version 1', True),
+    ('https://a.example', 'account-a', lambda state: dict(state, version=7), 'another version', True),
+    ('https://a.example', 'account-a', lambda state: '{"version": 2, "api_u', 'cannot be read', True),
 ])
-def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(source, tmp_path, caplog, url, account, change, words):
+def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh_start(
+        source, tmp_path, caplog, url, account, change, words, catch_up):
+    """Issue 56: a file of another service or account is a new baseline; one that is only lost (unreadable, of a
+    version that named no account or that this one does not know) is caught up from the service."""
     tracker, path = source['Tracker']('https://a.example', account='account-a'), str(tmp_path / 'state.json')
     tracker.incident_events([incident(1, T0)], [])
     source['save_state'](tracker, path)
@@ -475,28 +483,91 @@ def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh
     assert not source['load_state'](other, path)
     assert other.incidents is None  # not read as the others' deletions
     assert words in caplog.text
-    assert change or 'new baseline' in caplog.text
+    assert other.catch_up == catch_up
+    assert ('catching up from the service' if catch_up else 'new baseline') in caplog.text
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+STATUSES = ('online', 'offline', 'paused', 'maintenance')
+INCIDENT_STAGES = {'unresolved': {}, 'acknowledged': {'acknowledged': T1}, 'resolved': {'acknowledged': T1, 'ended': T2}}
+INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
+                        ('resolved', 'ended_at', 'resolved'))
+
+
+def draw_account(draw, monitor_ids=4):
+    """Monitors and incidents of an account: what a poll reads."""
+    monitors = draw(st.dictionaries(st.integers(1, monitor_ids), st.tuples(st.sampled_from(STATUSES), st.sampled_from((T0, T1))),
+                                    max_size=monitor_ids))
+    incidents = draw(st.dictionaries(st.integers(1, 3), st.sampled_from(sorted(INCIDENT_STAGES)), max_size=3))
+    return ([monitor(key, status, started, url='https://ghp_%s@status.example.com/' % ('x' * 36)) for key, (status, started) in monitors.items()],
+            [incident(key, T0, monitor_id=key, **INCIDENT_STAGES[stage]) for key, stage in incidents.items()])
+
+
+def poll(tracker, account, at):
+    monitors, incidents = account
+    tracker.begin_poll(at, at)
+    events = tracker.incident_events(incidents, []) + sweep(tracker, monitors)
+    tracker.end_poll()
+    return [event for event in events if tracker.admits(event)]  # as Poller.poll sends them
+
+
+def transitions(events):
+    return sorted((event['meta']['uuid'], event['uptime']['type'], event['uptime']['status'], event['uptime']['previous_status'],
+                   event['uptime']['found_on_start']) for event in events)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(written_key=st.sampled_from(['key-a', 'key-b']), key=st.sampled_from(['key-a', 'key-b']),
        written_account=st.sampled_from(['account 1', 'account 2']), account=st.sampled_from(['account 1', 'account 2']),
-       version=st.sampled_from([5, 6]))
-def test_a_state_carries_on_for_the_same_account_whatever_its_key(source, tmp_path_factory, written_key, key, written_account,
-                                                                  account, version):
-    """Issue 56: a state of this version is the account's whatever key wrote it (a rotated key carries on); a state of
-    version 5, which knew the account by its key only, is migrated when its key is this source's, else a fresh start."""
+       version=st.sampled_from(state_versions.EARLIER_VERSIONS + (6,)), data=st.data())
+def test_a_state_of_any_version_carries_on_for_the_same_account_whatever_its_key(
+        source, tmp_path_factory, written_key, key, written_account, account, version, data):
+    """Issue 56: a state of this version is the account's whatever key wrote it (a rotated key carries on); one of
+    versions 2 to 5, which knew the account by its key, is migrated when the key is this source's, and the polls
+    after it send what they send after a state of this version; else (version 1 named no account, or another key) the
+    source catches up. A record kept plain by an earlier version is masked."""
     path = str(tmp_path_factory.mktemp('state') / 'state.json')
+    before, after = draw_account(data.draw), draw_account(data.draw, monitor_ids=6)  # and monitors created since
     writer = source['Tracker']('https://a.example', account=written_account, key=written_key)
-    writer.incident_events([incident(1, T0)], [])
-    state = writer.to_state()
-    if version == 5:  # as version 5 wrote it: the key's fingerprint for the account
-        state = dict(state, version=5, account=written_key)
+    poll(writer, before, '2026-01-01T10:10:00Z')
+    state = json.loads(json.dumps(writer.to_state()))
+    for entry in state['incidents'] if version < 5 else ():  # versions before 5 kept a URL's token plain
+        entry['record']['monitor']['url'] = 'https://ghp_%s@status.example.com/' % ('x' * 36)
     with open(path, 'w', encoding='utf-8') as handle:
-        json.dump(state, handle)
+        json.dump(state if version == 6 else state_versions.written_by(state, version, written_key), handle)
     reader = source['Tracker']('https://a.example', account=account, key=key)
     taken = source['load_state'](reader, path)
-    assert taken == (written_key == key if version == 5 else written_account == account), (version, taken)
-    if taken:
-        assert list(reader.incidents) == [1]
-        assert (reader.to_state()['version'], reader.to_state()['account']) == (source['STATE_VERSION'], account)
+    assert taken == (written_account == account if version == 6 else version > 1 and written_key == key), (version, taken)
+    assert reader.catch_up == (not taken and version != 6)
+    if not taken:
+        return
+    assert (reader.to_state()['version'], reader.to_state()['account']) == (source['STATE_VERSION'], account)
+    assert 'ghp_' not in json.dumps(reader.to_state())
+    carried_on = source['Tracker']('https://a.example', account=account, key=key)
+    assert carried_on.load_state(dict(writer.to_state(), account=account))
+    assert transitions(poll(reader, after, '2026-01-01T10:20:00Z')) == transitions(poll(carried_on, after, '2026-01-01T10:20:00Z'))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data(), lookback=st.sampled_from([60, 400, 3600]), emit_existing=st.booleans())
+def test_a_catch_up_sends_what_happened_within_lookback_and_the_troubled_monitors_once(source, data, lookback, emit_existing):
+    """Issue 56: a start without state, with catch_up, sends each incident transition within lookback of the first poll
+    and each monitor offline, paused or in maintenance, found on start; emit_existing adds what is ongoing and every
+    monitor not online, however old; the same account read again sends nothing."""
+    monitors, incidents = account = draw_account(data.draw)
+    tracker = source['Tracker']('https://a.example', emit_existing=emit_existing, lookback=lookback, catch_up=True)
+    events = poll(tracker, account, '2026-01-01T10:10:00Z')
+    floor = {60: '2026-01-01T10:09:00', 400: '2026-01-01T10:03:20', 3600: '2026-01-01T09:10:00'}[lookback]
+    expected = set()
+    for record in incidents:
+        history = record['ended_at'] is not None and record['ended_at'][:19] < floor
+        for transition, stamp, status in INCIDENT_TRANSITIONS:
+            if record[stamp] and not history and (record[stamp][:19] >= floor or (emit_existing and record['ended_at'] is None)):
+                expected.add(('incident_' + transition, record['id'], status))
+    for record in monitors:
+        if record['status'] in ('offline', 'paused', 'maintenance') or (emit_existing and record['status'] != 'online'):
+            expected.add(('monitor_status_changed', record['id'], record['status']))
+    assert {(event['uptime']['type'], event['uptime']['incident_id'] or event['uptime']['monitor_id'], event['uptime']['status'])
+            for event in events} == expected
+    assert len(events) == len(expected)
+    assert all(event['uptime']['found_on_start'] for event in events)
+    assert poll(tracker, account, '2026-01-01T10:11:00Z') == []
