@@ -18,7 +18,7 @@ import logging
 import os
 import uuid
 
-from ._incident import INCIDENT_RESOURCE
+from ._incident import INCIDENT_RESOURCE, nested_monitor
 from ._monitor import MONITOR_RESOURCE
 from ._schema import UTC_FORMAT, ValidationError, record_id
 
@@ -157,7 +157,9 @@ class Tracker:
         if before is None:  # part of the baseline, which the first sweep has not reached yet
             if explained.get(monitor_id, (None,))[0] == status:
                 dummy, previous, found_on_start = explained[monitor_id]
-                return self._monitor_event(view, status, previous, started_at, maintenance, found_on_start=found_on_start)
+                event = self._monitor_event(view, status, previous, started_at, maintenance, found_on_start=found_on_start)
+                if self.admits(event):  # else its status began before lookback: only what is, if that is asked
+                    return event
             if (self.emit_existing and status != 'online') or (self.catch_up and status in CAUGHT_UP_STATUSES):
                 return self._monitor_event(view, status, None, started_at, maintenance, existing=True, found_on_start=True)
             return None
@@ -205,6 +207,37 @@ class Tracker:
         return _event(payload, event_uuid(self.base_url, 'monitor', view['id'], status, moment))
 
     # incidents
+
+    def incidents_read(self, records, missing, monitors=True):
+        """The events of a poll's incidents (``records``, None when none could be read; ``missing``, the ongoing ones
+        found deleted) and, with ``monitors``, of the monitors nested in them: ``(incident events, monitor events)``.
+
+        Every online/offline flip opens or ends an incident: the monitors nested in the incidents show it at once,
+        whatever the size of the account; the sweep of the monitor list finds the rest (pause, resume, maintenance).
+        """
+        incident_events = [] if records is None else self.incident_events(records, missing)
+        if not monitors:
+            return incident_events, []
+        nested = [monitor for monitor in (nested_monitor(record) for record in records or ()) if monitor is not None]
+        return incident_events, self.monitor_events(nested, self.explained(incident_events))
+
+    def explained(self, incident_events):
+        """What the incident transitions of a poll that are news say a monitor became: monitor id -> (status, previous
+        status, whether it was found on start)."""
+        became = {}
+        # The latest transition of a monitor tells what it is now.
+        for event in sorted((event for event in incident_events if self.admits(event)), key=event_order):
+            payload = event['uptime']
+            if payload['type'] == 'incident_opened' and not payload['existing']:
+                # From online or pending: which, it does not say.
+                became[payload['monitor_id']] = ('offline', None, payload['found_on_start'])
+            elif payload['type'] == 'incident_resolved':
+                became[payload['monitor_id']] = ('online', 'offline', payload['found_on_start'])
+        return became
+
+    def admitted(self, events):
+        """The events of a poll that are news (admits), oldest first."""
+        return sorted((event for event in events if self.admits(event)), key=event_order)
 
     def incident_events(self, records, missing):
         """Events of the incidents read (``records``) and of the ongoing ones found deleted (``missing``)."""
@@ -277,7 +310,7 @@ class Tracker:
     def migrated(self, state):
         """``state`` as this version writes it: a file of versions 2 to 5, which knew the account by its key, is this
         account's when its key is this source's, and is taken through each version after its own (MIGRATIONS).
-        Raises KeyError, TypeError or AttributeError for a file too damaged to be taken through."""
+        Raises KeyError, TypeError, AttributeError or ValueError for a file too damaged to be taken through."""
         if isinstance(state, dict) and state.get('version') in KEYED_STATE_VERSIONS and state.get('account') == self.key:
             for version in range(state['version'], STATE_VERSION - 1):
                 state = MIGRATIONS[version](state)
@@ -289,7 +322,7 @@ class Tracker:
         does not write); None when it is."""
         try:
             state = self.migrated(state)
-        except (KeyError, TypeError, AttributeError) as exc:
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
             return 'it is damaged or was edited: %s while taking it from version %s' % (
                 exc.__class__.__name__, state['version'])
         version = state.get('version') if isinstance(state, dict) else None
@@ -351,18 +384,19 @@ def _cutoff_dropped(state):
 
 def _records_masked(state):
     """Version 4 to 5: the incidents kept mask what the modules now mask (a URL's token user-info, its sig, pwd and sas
-    values), so that an incident_deleted event never sends them; when the baseline began is not known (the first poll
-    after the restart stands for it, as for a new baseline)."""
+    values, other facts of a secret name), so that an incident_deleted event never sends them. When the baseline began
+    only the later builds of version 4 kept; else the first poll after the restart stands for it, as for a new
+    baseline."""
     incidents = state['incidents']
     if incidents is not None:
         incidents = [dict(entry, record=_masked_incident(entry['record'])) for entry in incidents]
-    return dict(state, version=5, incidents=incidents, baseline_at=None)
+    return dict(state, version=5, incidents=incidents, baseline_at=state.get('baseline_at'))
 
 
 def _masked_incident(view):
     masked = INCIDENT_RESOURCE.schema.masked(view)
     if isinstance(view.get('monitor'), dict):
-        masked['monitor'] = MONITOR_RESOURCE.schema.masked(view['monitor'])
+        masked['monitor'] = MONITOR_RESOURCE.masked_view(view['monitor'])
     return masked
 
 
@@ -443,20 +477,6 @@ def event_order(event):
             str(payload.get('incident_id') or payload.get('monitor_id')))
 
 
-def explained(incident_events):
-    """What the incident transitions of a poll say a monitor became: monitor id -> (status, previous status, whether
-    it was found on start)."""
-    became = {}
-    for event in sorted(incident_events, key=event_order):  # the latest transition of a monitor tells what it is now
-        payload = event['uptime']
-        if payload['type'] == 'incident_opened' and not payload['existing']:
-            # From online or pending: which, it does not say.
-            became[payload['monitor_id']] = ('offline', None, payload['found_on_start'])
-        elif payload['type'] == 'incident_resolved':
-            became[payload['monitor_id']] = ('online', 'offline', payload['found_on_start'])
-    return became
-
-
 def load_state(tracker, path):
     """Read a state file into ``tracker``: True when it carries on from it.
 
@@ -465,7 +485,7 @@ def load_state(tracker, path):
     read, is damaged, or of a version that did not name its account) is a
     catch-up: the transitions it would have carried are read from the service.
     """
-    if not path or not os.path.exists(path):
+    if not path or not os.path.exists(path) or os.path.getsize(path) == 0:  # made empty beforehand (touch, a volume)
         return False
     try:
         with open(path, encoding='utf-8') as handle:

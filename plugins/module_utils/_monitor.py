@@ -133,6 +133,11 @@ MONITOR_SCHEMA = Schema([
 ])
 
 
+def _shown_fact(key, value):
+    """A read-only fact of a monitor as a view shows it: masked when its name looks secret."""
+    return MASK if value is not None and is_sensitive_name(key) else value
+
+
 class MonitorResource(Resource):
     """A monitor: found by id, else by its name, unique in the account."""
 
@@ -244,8 +249,15 @@ class MonitorResource(Resource):
             if key in READ_ONLY_TIMESTAMPS:
                 view[key] = timestamp_or_text(value) if value else None
             else:
-                view[key] = MASK if value is not None and is_sensitive_name(key) else value
+                view[key] = _shown_fact(key, value)
         return view
+
+    def masked_view(self, view):
+        """A view that an earlier version of the collection made (the event source's state file), masked as view()
+        masks now."""
+        masked = MONITOR_SCHEMA.masked(view)
+        masked.update((key, _shown_fact(key, value)) for key, value in view.items() if key not in MONITOR_SCHEMA.by_name)
+        return masked
 
     def narrow(self, client, lookups, query):
         return [self.find_by_name(client, to_text(lookups['name']))] if lookups.get('name') is not None else None

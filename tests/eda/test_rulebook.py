@@ -28,7 +28,7 @@ import jinja2
 import pytest
 import yaml
 from emulator.control import PRIMARY_KEY
-from state_versions import EARLIER_VERSIONS, written_by
+from state_versions import EARLIER_SHAPES, written_by
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CREDENTIAL_TYPE = os.path.join(REPO_ROOT, 'extras', 'eda', 'credential_type.yml')
@@ -461,7 +461,7 @@ def test_a_rotated_key_or_an_upgrade_carries_on_and_sends_what_happened_meanwhil
     wait_polls(emulator)
     rulebook.stop()
     assert rulebook.actions() == []
-    for index, case in enumerate(['version %d' % version for version in EARLIER_VERSIONS] + ['rotated key']):
+    for index, case in enumerate(['version %s' % shape for shape in EARLIER_SHAPES] + ['rotated key']):
         time.sleep(1.05)  # timestamps have a resolution of one second: keep transitions of one record apart
         emulator.check(web, 'offline' if index % 2 == 0 else 'online')
         key = env['UPTIME_API_KEY']
@@ -473,7 +473,7 @@ def test_a_rotated_key_or_an_upgrade_carries_on_and_sends_what_happened_meanwhil
                 state = json.load(handle)
             fingerprint = account_fingerprint({'api_url': emulator.url, 'api_key': key})
             with open(state_file, 'w', encoding='utf-8') as handle:
-                json.dump(written_by(state, int(case.split()[1]), fingerprint), handle)
+                json.dump(written_by(state, case[len('version '):], fingerprint), handle)
         try:
             restarted = running(make_rulebook(state_file=state_file))
             got = sorted((action['type'], action['monitor'], action['status'], action['found_on_start'])
@@ -495,19 +495,25 @@ def test_a_rotated_key_or_an_upgrade_carries_on_and_sends_what_happened_meanwhil
 
 def test_a_start_without_state_catches_up_once_with_what_it_finds(emulator, running):
     """Issue 56: with catch_up and no state file (an activation without storage), the start sends what happened within
-    lookback (the incident opened while nothing watched) and the monitor offline now, once, found on start; then the
-    live transitions, not found on start."""
-    web, api = create_monitor(emulator, 'web'), create_monitor(emulator, 'api')
+    lookback (the incident opened while nothing watched), the monitors offline now (also one whose incident is older
+    than lookback) and the one paused, once, found on start; then the live transitions, not found on start."""
+    web, api, old, quiet = (create_monitor(emulator, name) for name in ('web', 'api', 'old', 'quiet'))
+    emulator.check(old, 'offline')
+    emulator.clock(7200)  # old's incident is two hours old: history, though old is offline still
     emulator.check(api, 'online')
+    emulator.check(quiet, 'online')
+    put(emulator, '/api/v1/monitors/%d' % quiet, pause=1)
     emulator.check(web, 'offline')
     rulebook = running(make_rulebook(catch_up=True))
     got = sorted((action['type'], action['monitor'], action['status'], action['found_on_start'])
-                 for dummy, action in rulebook.wait_actions(2))
-    assert got == [('incident_opened', str(web), 'unresolved', 'True'), ('monitor_status_changed', str(web), 'offline', 'True')], got
+                 for dummy, action in rulebook.wait_actions(4))
+    assert got == sorted([('incident_opened', str(web), 'unresolved', 'True'), ('monitor_status_changed', str(web), 'offline', 'True'),
+                          ('monitor_status_changed', str(old), 'offline', 'True'),
+                          ('monitor_status_changed', str(quiet), 'paused', 'True')]), rulebook.output()
     wait_polls(emulator)
     time.sleep(1.05)
     emulator.check(api, 'offline')
-    later = sorted((action['type'], action['monitor'], action['found_on_start']) for dummy, action in rulebook.wait_actions(4)[2:])
+    later = sorted((action['type'], action['monitor'], action['found_on_start']) for dummy, action in rulebook.wait_actions(6)[4:])
     assert later == [('incident_opened', str(api), 'False'), ('monitor_status_changed', str(api), 'False')], rulebook.output()
     wait_polls(emulator)
-    assert len(rulebook.actions()) == 4, rulebook.output()
+    assert len(rulebook.actions()) == 6, rulebook.output()

@@ -100,8 +100,8 @@ options:
         by its key, when the key is the same).
       - A file of another api_url or account is ignored with a warning; the source starts as without it and
         overwrites it. A file that cannot be taken over otherwise (cut short, damaged, edited by hand, of version 1,
-        or of an earlier version with another key) is ignored with a warning, and the source catches up as with
-        O(catch_up).
+        of an earlier version with another key, or of a version this one does not know) is ignored with a warning,
+        and the source catches up as with O(catch_up), whatever that option says. An empty file is taken for no file.
     type: path
   emit_existing:
     description:
@@ -278,7 +278,6 @@ _MODULE_UTILS, LOAD_ERROR = _load_module_utils(__file__)
 if _MODULE_UTILS is not None:
     _client, _schema, _connection = _MODULE_UTILS['_client'], _MODULE_UTILS['_schema'], _MODULE_UTILS['_connection']
     MONITOR_RESOURCE, INCIDENT_RESOURCE = _MODULE_UTILS['_monitor'].MONITOR_RESOURCE, _MODULE_UTILS['_incident'].INCIDENT_RESOURCE
-    nested_monitor = _MODULE_UTILS['_incident'].nested_monitor
     UptimeApiError, ValidationError = _client.UptimeApiError, _schema.ValidationError
     UTC_FORMAT = _schema.UTC_FORMAT
     # What the source knows between polls, and the events a poll makes of it.
@@ -286,7 +285,7 @@ if _MODULE_UTILS is not None:
     Tracker, load_state, save_state = _event_tracker.Tracker, _event_tracker.load_state, _event_tracker.save_state
     STATE_VERSION, StateFileError = _event_tracker.STATE_VERSION, _event_tracker.StateFileError
 else:  # main() stops with LOAD_ERROR before anything below needs these
-    _client = _schema = _connection = MONITOR_RESOURCE = INCIDENT_RESOURCE = UTC_FORMAT = nested_monitor = None
+    _client = _schema = _connection = MONITOR_RESOURCE = INCIDENT_RESOURCE = UTC_FORMAT = None
     _event_tracker = Tracker = load_state = save_state = STATE_VERSION = None
     UptimeApiError = ValidationError = StateFileError = type('Unavailable', (Exception,), {})
 
@@ -403,18 +402,12 @@ class Poller:
         # Read in full before the tracker learns anything: a failure here leaves it as it was.
         incidents, missing = self._read_incidents(spared=first_page is not None)
         tracker.begin_poll(observed_at, self.service_now())
-        incident_events = [] if incidents is None else tracker.incident_events(incidents, missing)
-        events = list(incident_events) if 'incidents' in watch else []
+        incident_events, monitor_events = tracker.incidents_read(incidents, missing, monitors='monitors' in watch)
+        events = (incident_events if 'incidents' in watch else []) + monitor_events
         if 'monitors' in watch:
-            # Every online/offline flip opens or ends an incident: the monitors nested in the incidents show it now,
-            # whatever the size of the account. The sweep finds the rest (pause, resume, maintenance).
-            nested = [monitor for monitor in (nested_monitor(record) for record in incidents or ()) if monitor is not None]
-            events.extend(tracker.monitor_events(nested, _event_tracker.explained(incident_events)))
             events.extend(self._sweep(first_page))
         tracker.end_poll()
-        events = [event for event in events if tracker.admits(event)]
-        events.sort(key=_event_tracker.event_order)
-        return events
+        return tracker.admitted(events)
 
     def identify(self):
         """Who the key reaches, as the state keeps it: the account's id, so that a new key of the same account carries
