@@ -320,31 +320,35 @@ class Tracker:
     def state_problem(self, state):
         """Why ``state`` is not what this tracker knew (another account, service or version, or a shape this version
         does not write); None when it is."""
+        return self._taken(state)[1]
+
+    def _taken(self, state):
+        """``(state as this version writes it, None)``, or ``(None, why it cannot be taken over)``."""
         try:
             state = self.migrated(state)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            return 'it is damaged or was edited: %s while taking it from version %s' % (
+            return None, 'it is damaged or was edited: %s while taking it from version %s' % (
                 exc.__class__.__name__, state['version'])
         version = state.get('version') if isinstance(state, dict) else None
         if version in KEYED_STATE_VERSIONS:
-            return ('it was written by version %d of this source with another api_key, which cannot be told from another '
-                    'account (from version 6 on, a new key of the same account carries on)' % version)
+            return None, ('it was written by version %d of this source with another api_key, which cannot be told from '
+                          'another account (from version 6 on, a new key of the same account carries on)' % version)
         if version == 1:
-            return 'it was written by version 1 of this source, which did not name its account'
+            return None, 'it was written by version 1 of this source, which did not name its account'
         if version != STATE_VERSION:
-            return 'it was written by another version of this source'
+            return None, 'it was written by another version of this source'
         if state.get('api_url') != self.base_url:
-            return 'it was written for another api_url'
+            return None, 'it was written for another api_url'
         if state.get('account') != self.account:
-            return 'it was written for another account'
+            return None, 'it was written for another account'
         problem = _shape_problem(state, STATE_SHAPE, '')
-        return None if problem is None else 'it is damaged or was edited: %s' % problem
+        return (state, None) if problem is None else (None, 'it is damaged or was edited: %s' % problem)
 
     def load_state(self, state):
         """Take over what an earlier run knew; False (and nothing taken) when it is not a state of this account and version."""
-        if self.state_problem(state) is not None:
+        state, problem = self._taken(state)
+        if problem is not None:
             return False
-        state = self.migrated(state)
         self.monitors, self.incidents = _by_id(state['monitors']), _by_id(state['incidents'])
         self.baselined, self.baseline_at, self.polled_at = bool(state['baselined']), state['baseline_at'], state['polled_at']
         self.sweep = {key: state['sweep'][key] for key in self.sweep}
@@ -490,11 +494,11 @@ def load_state(tracker, path):
     try:
         with open(path, encoding='utf-8') as handle:
             state = json.load(handle)
+        if tracker.load_state(state):
+            return True
         problem = tracker.state_problem(state)
     except (OSError, ValueError) as exc:
         state, problem = None, 'it cannot be read (%s)' % exc.__class__.__name__
-    if problem is None:
-        return tracker.load_state(state)
     tracker.catch_up = tracker.catch_up or not tracker.of_another_account(state)
     LOGGER.warning('state_file %s cannot be used for %s: %s; %s', path, tracker.base_url, problem,
                    'catching up from the service: what happened within lookback is sent, found on start'

@@ -489,8 +489,6 @@ def test_a_state_file_of_another_service_account_or_version_or_broken_is_a_fresh
 
 STATUSES = ('online', 'offline', 'paused', 'maintenance')
 INCIDENT_STAGES = {'unresolved': {}, 'acknowledged': {'acknowledged': T1}, 'resolved': {'acknowledged': T1, 'ended': T2}}
-INCIDENT_TRANSITIONS = (('opened', 'started_at', 'unresolved'), ('acknowledged', 'acknowledged_at', 'acknowledged'),
-                        ('resolved', 'ended_at', 'resolved'))
 
 
 # What versions before 5 kept plain in the monitor of an incident: a URL's user-info and sig value, a webhook's path,
@@ -583,7 +581,7 @@ def test_a_catch_up_sends_what_happened_within_lookback_and_the_troubled_monitor
     expected = set()
     for record in incidents:
         history = record['ended_at'] is not None and record['ended_at'][:19] < floor
-        for transition, stamp, status in INCIDENT_TRANSITIONS:
+        for transition, stamp, status in source['_event_tracker'].INCIDENT_TRANSITIONS:
             if record[stamp] and not history and (record[stamp][:19] >= floor or (emit_existing and record['ended_at'] is None)):
                 expected.add(('incident_' + transition, record['id'], status))
     resolved = {record['id'] for record in incidents if record['ended_at'] and record['ended_at'][:19] >= floor}
